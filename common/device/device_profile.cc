@@ -1,0 +1,161 @@
+#include "common/device/device_profile.h"
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/device/gpu_profiles.h"
+#include "common/device/profile_fields.h"
+#include "common/device/string_view_compat.h"
+
+namespace pruner {
+namespace {
+
+using device_internal::AsAbsl;
+
+// Detecting reads a few dozen small files; once per process is enough.
+DeviceProfile CachedLocalCpu() {
+  static const DeviceProfile* const local = new DeviceProfile(DetectLocalCpu());
+  return *local;
+}
+
+struct BuiltinProfile {
+  const char* name;
+  DeviceProfile (*make)();
+  // Accepted spellings besides `name`, already normalised (lower case, '-').
+  std::vector<const char*> aliases;
+};
+
+const std::vector<BuiltinProfile>& BuiltinProfiles() {
+  static const auto* const profiles = new std::vector<BuiltinProfile>{
+      // "a100-40" is Pruner's --psa key a100_40 after normalisation.
+      {"a100-40gb", A100Sxm40GbProfile, {"a100", "a100-40", "a100-sxm4-40gb"}},
+      {"jetson-orin", JetsonAgxOrinProfile,
+       {"orin", "agx-orin", "jetson-agx-orin"}},
+      {"titan-v", TitanVProfile, {"titanv"}},
+      {"h100-sxm", H100SxmProfile, {"h100", "h100-sxm5"}},
+      {"cpu-local", CachedLocalCpu, {"cpu", "local"}},
+  };
+  return *profiles;
+}
+
+std::string NormaliseName(std::string_view name) {
+  std::string out = absl::AsciiStrToLower(absl::StripAsciiWhitespace(AsAbsl(name)));
+  std::replace(out.begin(), out.end(), '_', '-');
+  return out;
+}
+
+std::string DescribeKnownProfiles() {
+  std::vector<std::string> entries;
+  for (const BuiltinProfile& builtin : BuiltinProfiles()) {
+    entries.push_back(absl::StrCat(builtin.name, " (aliases: ",
+                                   absl::StrJoin(builtin.aliases, ", "), ")"));
+  }
+  return absl::StrJoin(entries, "; ");
+}
+
+// True when both counts are known and one exceeds twice the other.
+bool MoreThanTwiceApart(int a, int b) {
+  return a > 0 && b > 0 && (a > 2 * b || b > 2 * a);
+}
+
+// FillUnknownFields' per-field rule: 0 / empty means "not reported".
+struct TakeDefaultIfUnknown {
+  template <typename T>
+  void operator()(std::string_view, T& field, const T& fallback) const {
+    if constexpr (std::is_arithmetic_v<T>) {
+      if (field == 0) field = fallback;
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (field.empty()) field = fallback;
+    } else {  // std::array of dims
+      if (std::all_of(field.begin(), field.end(),
+                      [](auto v) { return v == 0; })) {
+        field = fallback;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::string_view DeviceKindName(DeviceKind kind) {
+  return kind == DeviceKind::kGpu ? "gpu" : "cpu";
+}
+
+std::optional<DeviceKind> ParseDeviceKind(std::string_view name) {
+  if (name == "cpu") return DeviceKind::kCpu;
+  if (name == "gpu") return DeviceKind::kGpu;
+  return std::nullopt;
+}
+
+std::vector<std::string> KnownDeviceProfiles() {
+  std::vector<std::string> names;
+  for (const BuiltinProfile& builtin : BuiltinProfiles()) {
+    names.emplace_back(builtin.name);
+  }
+  return names;
+}
+
+absl::StatusOr<DeviceProfile> GetDeviceProfile(std::string_view name) {
+  const std::string wanted = NormaliseName(name);
+  for (const BuiltinProfile& builtin : BuiltinProfiles()) {
+    bool match = wanted == builtin.name ||
+                 std::any_of(builtin.aliases.begin(), builtin.aliases.end(),
+                             [&](const char* a) { return wanted == a; });
+    if (match) return builtin.make();
+  }
+  return absl::NotFoundError(absl::StrCat("unknown device profile '", AsAbsl(name),
+                                          "'; known: ",
+                                          DescribeKnownProfiles()));
+}
+
+absl::Status CheckCompatible(const DeviceProfile& reported,
+                             const DeviceProfile& builtin) {
+  if (reported.kind != builtin.kind) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "device '", reported.name, "' reports kind ",
+        AsAbsl(DeviceKindName(reported.kind)), " but profile '", builtin.name,
+        "' is ", AsAbsl(DeviceKindName(builtin.kind))));
+  }
+  std::vector<std::string> problems;
+  if (builtin.IsGpu()) {
+    if (reported.warp_size > 0 && reported.warp_size != builtin.warp_size) {
+      problems.push_back(absl::StrCat("warp size ", reported.warp_size,
+                                      " != ", builtin.warp_size));
+    }
+    if (reported.compute_capability_major > 0 &&
+        reported.compute_capability_major !=
+            builtin.compute_capability_major) {
+      problems.push_back(absl::StrCat(
+          "compute capability ", reported.compute_capability_major, ".",
+          reported.compute_capability_minor, " has a different major than ",
+          builtin.compute_capability_major, ".",
+          builtin.compute_capability_minor));
+    }
+    if (MoreThanTwiceApart(reported.sm_count, builtin.sm_count)) {
+      problems.push_back(absl::StrCat("SM count ", reported.sm_count,
+                                      " is more than 2x from ",
+                                      builtin.sm_count));
+    }
+  } else if (MoreThanTwiceApart(reported.num_cores, builtin.num_cores)) {
+    problems.push_back(absl::StrCat("core count ", reported.num_cores,
+                                    " is more than 2x from ",
+                                    builtin.num_cores));
+  }
+  if (problems.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("device '", reported.name, "' does not match profile '",
+                   builtin.name, "': ", absl::StrJoin(problems, "; ")));
+}
+
+DeviceProfile FillUnknownFields(const DeviceProfile& reported,
+                                const DeviceProfile& defaults) {
+  DeviceProfile out = reported;
+  device_internal::VisitProfileFields(TakeDefaultIfUnknown{}, out, defaults);
+  return out;
+}
+
+}  // namespace pruner

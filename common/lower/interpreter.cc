@@ -1,0 +1,780 @@
+#include "common/lower/interpreter.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/ir/absl_compat.h"
+#include "common/lower/interp_expr.h"
+
+namespace pruner {
+namespace {
+
+using interp_internal::Access;
+using interp_internal::BufferShape;
+using interp_internal::CompileEnv;
+using interp_internal::Frame;
+using interp_internal::IntScalar;
+using interp_internal::kChunkCap;
+using interp_internal::NodePtr;
+using interp_internal::Scratch;
+using interp_internal::ScratchArray;
+
+constexpr float kUnwritten = std::numeric_limits<float>::quiet_NaN();
+
+// One GPU thread (or the one CPU thread): its loop variables and its view of
+// the buffers (global storage, its block's shared arena, its local arena).
+struct ThreadCtx {
+  int64_t* vars = nullptr;
+  float** bufs = nullptr;
+  std::array<int64_t, 3> tid = {0, 0, 0};
+  std::array<int64_t, 3> bid = {0, 0, 0};
+};
+
+// State of one kernel launch.
+struct RunCtx {
+  Scratch scratch;
+  std::string error;
+  std::vector<ThreadCtx> threads;
+};
+
+// A compiled statement. Run executes it for one thread; RunBlock executes it
+// for all threads of a block, one barrier phase at a time.
+class Exec {
+ public:
+  explicit Exec(bool has_barrier) : has_barrier_(has_barrier) {}
+  virtual ~Exec() = default;
+  bool has_barrier() const { return has_barrier_; }
+
+  virtual absl::Status Run(RunCtx& rc, ThreadCtx& t) const = 0;
+  virtual absl::Status RunBlock(RunCtx& rc) const {
+    for (ThreadCtx& t : rc.threads) {
+      if (absl::Status st = Run(rc, t); !st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const bool has_barrier_;
+};
+using ExecPtr = std::unique_ptr<const Exec>;
+
+// Runs `e` for all threads: collectively when it holds a barrier, else
+// thread by thread.
+absl::Status RunAll(const Exec& e, RunCtx& rc) {
+  if (e.has_barrier()) return e.RunBlock(rc);
+  for (ThreadCtx& t : rc.threads) {
+    if (absl::Status st = e.Run(rc, t); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+class SeqExec : public Exec {
+ public:
+  SeqExec(bool has_barrier, std::vector<ExecPtr> children)
+      : Exec(has_barrier), children_(std::move(children)) {}
+  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
+    for (const ExecPtr& c : children_) {
+      if (absl::Status st = c->Run(rc, t); !st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+  absl::Status RunBlock(RunCtx& rc) const override {
+    for (const ExecPtr& c : children_) {
+      if (absl::Status st = RunAll(*c, rc); !st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::vector<ExecPtr> children_;
+};
+
+class LoopExec : public Exec {
+ public:
+  LoopExec(int var, int64_t extent, ExecPtr body)
+      : Exec(body->has_barrier()), var_(var), extent_(extent), body_(std::move(body)) {}
+  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
+    for (int64_t i = 0; i < extent_; ++i) {
+      t.vars[var_] = i;
+      if (absl::Status st = body_->Run(rc, t); !st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+  absl::Status RunBlock(RunCtx& rc) const override {
+    for (int64_t i = 0; i < extent_; ++i) {
+      for (ThreadCtx& t : rc.threads) t.vars[var_] = i;
+      if (absl::Status st = body_->RunBlock(rc); !st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const int var_;
+  const int64_t extent_;
+  const ExecPtr body_;
+};
+
+// A blockIdx/threadIdx binding: the variable is the hardware index.
+class BindExec : public Exec {
+ public:
+  BindExec(int var, int64_t extent, bool is_block, int dim, ExecPtr body)
+      : Exec(body->has_barrier()),
+        var_(var),
+        extent_(extent),
+        is_block_(is_block),
+        dim_(dim),
+        body_(std::move(body)) {}
+  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
+    const int64_t index = is_block_ ? t.bid[dim_] : t.tid[dim_];
+    if (index >= extent_) return absl::OkStatus();
+    t.vars[var_] = index;
+    return body_->Run(rc, t);
+  }
+  absl::Status RunBlock(RunCtx& rc) const override {
+    for (ThreadCtx& t : rc.threads) {
+      const int64_t index = is_block_ ? t.bid[dim_] : t.tid[dim_];
+      if (index >= extent_) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "a thread binding of extent ", extent_,
+            " skips some threads of the block around a barrier (divergent barrier)"));
+      }
+      t.vars[var_] = index;
+    }
+    return body_->RunBlock(rc);
+  }
+
+ private:
+  const int var_;
+  const int64_t extent_;
+  const bool is_block_;
+  const int dim_;
+  const ExecPtr body_;
+};
+
+class IfExec : public Exec {
+ public:
+  IfExec(IntScalar cond, ExecPtr then_body, ExecPtr else_body)
+      : Exec(then_body->has_barrier() || (else_body != nullptr && else_body->has_barrier())),
+        cond_(std::move(cond)),
+        then_(std::move(then_body)),
+        else_(std::move(else_body)) {}
+  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
+    int64_t c = 0;
+    if (!cond_.Eval(t.vars, t.bufs, &rc.scratch, &rc.error, &c)) {
+      return absl::InvalidArgumentError(rc.error);
+    }
+    if (c != 0) return then_->Run(rc, t);
+    return else_ != nullptr ? else_->Run(rc, t) : absl::OkStatus();
+  }
+  absl::Status RunBlock(RunCtx& rc) const override {
+    int64_t first = 0;
+    for (size_t i = 0; i < rc.threads.size(); ++i) {
+      int64_t c = 0;
+      if (!cond_.Eval(rc.threads[i].vars, rc.threads[i].bufs, &rc.scratch, &rc.error, &c)) {
+        return absl::InvalidArgumentError(rc.error);
+      }
+      if (i == 0) first = c != 0;
+      if ((c != 0) != (first != 0)) {
+        return absl::InvalidArgumentError(
+            "a condition around a barrier differs between threads (divergent barrier)");
+      }
+    }
+    if (first != 0) return then_->RunBlock(rc);
+    return else_ != nullptr ? else_->RunBlock(rc) : absl::OkStatus();
+  }
+
+ private:
+  const IntScalar cond_;
+  const ExecPtr then_, else_;
+};
+
+class AllocExec : public Exec {
+ public:
+  AllocExec(int buffer, int64_t elements, bool per_block, ExecPtr body)
+      : Exec(body->has_barrier()),
+        buffer_(buffer),
+        elements_(elements),
+        per_block_(per_block),
+        body_(std::move(body)) {}
+  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
+    std::fill(t.bufs[buffer_], t.bufs[buffer_] + elements_, kUnwritten);
+    return body_->Run(rc, t);
+  }
+  absl::Status RunBlock(RunCtx& rc) const override {
+    for (ThreadCtx& t : rc.threads) {
+      std::fill(t.bufs[buffer_], t.bufs[buffer_] + elements_, kUnwritten);
+      if (per_block_) break;  // one shared copy per block
+    }
+    return body_->RunBlock(rc);
+  }
+
+ private:
+  const int buffer_;
+  const int64_t elements_;
+  const bool per_block_;
+  const ExecPtr body_;
+};
+
+class BarrierExec : public Exec {
+ public:
+  BarrierExec() : Exec(true) {}
+  absl::Status Run(RunCtx&, ThreadCtx&) const override {
+    return absl::InvalidArgumentError("a barrier was reached by a single thread");
+  }
+  absl::Status RunBlock(RunCtx&) const override { return absl::OkStatus(); }
+};
+
+// A store under a perfect nest of loops and guards, run a chunk of points at
+// a time (see interp_expr.h). The outermost flattened loop may be split into
+// several chunks; the others are covered whole.
+class StoreNestExec : public Exec {
+ public:
+  enum class Mode {
+    kAssign,     // the value does not read the destination: evaluate, then store
+    kCombine,    // dst = combine(dst, rest), rest not reading dst: sequential update
+    kPointwise,  // anything else: one point at a time, in order
+  };
+
+  struct Plan {
+    std::vector<int> vars;         // flattened loops, outer to inner
+    std::vector<int64_t> extents;  // their full extents
+    int64_t chunk0 = 1;            // iterations of vars[0] per chunk
+    int64_t inner_points = 1;      // product of extents[1..]
+    std::vector<std::vector<int32_t>> values;
+    std::vector<NodePtr> masks;
+    std::unique_ptr<Access> dst;
+    Mode mode = Mode::kAssign;
+    BinaryOp combine = BinaryOp::kAdd;
+    NodePtr value;  // the whole value, or `rest` for kCombine
+    std::string context;  // "stage C.local" for error messages
+  };
+
+  explicit StoreNestExec(std::unique_ptr<Plan> plan) : Exec(false), p_(std::move(plan)) {}
+
+  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
+    const size_t m = p_->vars.size();
+    absl::InlinedVector<int64_t, 8> lens(m);
+    for (size_t k = 1; k < m; ++k) {
+      t.vars[p_->vars[k]] = 0;
+      lens[k] = p_->extents[k];
+    }
+    Frame f;
+    f.vars = t.vars;
+    f.bufs = t.bufs;
+    f.chunk.values = &p_->values;
+    f.chunk.lens = lens.data();
+    f.scratch = &rc.scratch;
+    f.error = &rc.error;
+    if (m == 0) return RunChunk(f, 1);
+    const int64_t e0 = p_->extents[0];
+    for (int64_t start = 0; start < e0; start += p_->chunk0) {
+      t.vars[p_->vars[0]] = start;
+      lens[0] = std::min(p_->chunk0, e0 - start);
+      if (absl::Status st = RunChunk(f, static_cast<int>(lens[0] * p_->inner_points));
+          !st.ok()) {
+        return st;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status Error(const Frame& f) const {
+    std::string message = absl::StrCat(p_->context, ": ", *f.error);
+    if (absl::StrContains(*f.error, "out-of-bounds")) return absl::OutOfRangeError(message);
+    return absl::InvalidArgumentError(message);
+  }
+
+  absl::Status RunChunk(Frame f, int n) const {
+    f.n = n;
+    f.act = nullptr;
+    // Guards narrow the points to the active ones, alternating between two
+    // position arrays.
+    ScratchArray act_a(f.scratch), act_b(f.scratch);
+    int32_t* acts[2] = {act_a.as<int32_t>(), act_b.as<int32_t>()};
+    for (size_t i = 0; i < p_->masks.size(); ++i) {
+      ScratchArray cond_buf(f.scratch);
+      int64_t* c = cond_buf.as<int64_t>();
+      if (!p_->masks[i]->EvalI(f, c)) return Error(f);
+      int32_t* next = acts[i % 2];
+      int count = 0;
+      for (int q = 0; q < f.n; ++q) {
+        if (c[q] != 0) next[count++] = f.pos(q);
+      }
+      if (count == f.n) continue;  // all points stay active
+      f.n = count;
+      f.act = next;
+      if (count == 0) return absl::OkStatus();
+    }
+    ScratchArray offs_buf(f.scratch), value_buf(f.scratch);
+    int64_t* offs = offs_buf.as<int64_t>();
+    float* values = value_buf.as<float>();
+    if (!p_->dst->Offsets(f, /*is_write=*/true, offs)) return Error(f);
+    float* data = f.bufs[p_->dst->buffer()];
+    switch (p_->mode) {
+      case Mode::kAssign:
+        if (!p_->value->EvalF(f, values)) return Error(f);
+        for (int q = 0; q < f.n; ++q) data[offs[q]] = values[q];
+        return absl::OkStatus();
+      case Mode::kCombine:
+        if (!p_->value->EvalF(f, values)) return Error(f);
+        switch (p_->combine) {
+          case BinaryOp::kAdd:
+            for (int q = 0; q < f.n; ++q) data[offs[q]] += values[q];
+            break;
+          case BinaryOp::kMul:
+            for (int q = 0; q < f.n; ++q) data[offs[q]] *= values[q];
+            break;
+          default:
+            for (int q = 0; q < f.n; ++q) {
+              data[offs[q]] = scalar_combine(data[offs[q]], values[q]);
+            }
+            break;
+        }
+        return absl::OkStatus();
+      case Mode::kPointwise:
+        for (int q = 0; q < f.n; ++q) {
+          Frame one = f;
+          const int32_t position = f.pos(q);
+          one.n = 1;
+          one.act = &position;
+          float v = 0;
+          if (!p_->value->EvalF(one, &v)) return Error(f);
+          data[offs[q]] = v;
+        }
+        return absl::OkStatus();
+    }
+    return absl::OkStatus();
+  }
+
+  float scalar_combine(float acc, float v) const {
+    return p_->combine == BinaryOp::kMax ? (acc < v ? v : acc) : (v < acc ? v : acc);
+  }
+
+  const std::unique_ptr<Plan> p_;
+};
+
+// ------------------------------------------------------------- Compilation --
+
+bool ReadsBuffer(const Expr& e, int buffer) {
+  bool found = false;
+  VisitExpr(e, [&](const ExprNode& n) { found |= n.kind == ExprKind::kRead && n.id == buffer; });
+  return found;
+}
+
+bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!StructurallyEqual(a[i], b[i])) return false;
+  }
+  return true;
+}
+
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  const int64_t limit = std::numeric_limits<int32_t>::max();
+  if (a > limit / std::max<int64_t>(b, 1)) return limit;
+  return a * b;
+}
+
+// A run of For (not thread-bound) and one-armed If statements ending in a
+// Store; single-statement Seqs are looked through.
+bool PerfectChain(const Stmt& s, std::vector<const StmtNode*>* elements,
+                  const StmtNode** store) {
+  const StmtNode* cur = s.get();
+  while (cur != nullptr) {
+    if (cur->kind == StmtKind::kSeq && cur->seq.size() == 1) {
+      cur = cur->seq[0].get();
+    } else if (cur->kind == StmtKind::kStore) {
+      *store = cur;
+      return true;
+    } else if ((cur->kind == StmtKind::kFor && !IsThreadBindingKind(cur->for_kind)) ||
+               (cur->kind == StmtKind::kIfThenElse && cur->else_body == nullptr)) {
+      elements->push_back(cur);
+      cur = cur->body.get();
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+class Compiler {
+ public:
+  Compiler(const Program& program, const std::vector<BufferShape>* shapes)
+      : program_(program) {
+    scalar_env_.buffers = shapes;
+    scalar_env_.num_vars = program.num_vars();
+  }
+
+  absl::StatusOr<ExecPtr> Compile(const Stmt& s) {
+    if (s == nullptr) return ExecPtr(new SeqExec(false, {}));
+    std::vector<const StmtNode*> chain;
+    const StmtNode* store = nullptr;
+    if (PerfectChain(s, &chain, &store)) {
+      int64_t below = 1;  // points of the flattened loops under chain[0]
+      for (size_t i = 1; i < chain.size(); ++i) {
+        if (chain[i]->kind == StmtKind::kFor) below = SaturatingMul(below, chain[i]->extent);
+      }
+      if (below <= kChunkCap) return CompileNest(chain, *store);
+    }
+    switch (s->kind) {
+      case StmtKind::kSeq: {
+        std::vector<ExecPtr> children;
+        bool barrier = false;
+        for (const Stmt& c : s->seq) {
+          absl::StatusOr<ExecPtr> e = Compile(c);
+          if (!e.ok()) return e.status();
+          barrier |= (*e)->has_barrier();
+          children.push_back(*std::move(e));
+        }
+        return ExecPtr(new SeqExec(barrier, std::move(children)));
+      }
+      case StmtKind::kFor: {
+        if (s->var < 0 || s->var >= program_.num_vars()) {
+          return absl::InvalidArgumentError(absl::StrCat("loop ", s->var_name, " has no variable"));
+        }
+        absl::StatusOr<ExecPtr> body = Compile(s->body);
+        if (!body.ok()) return body.status();
+        if (IsThreadBindingKind(s->for_kind)) {
+          return ExecPtr(new BindExec(s->var, s->extent, IsBlockKind(s->for_kind),
+                                      BindingDim(s->for_kind), *std::move(body)));
+        }
+        return ExecPtr(new LoopExec(s->var, s->extent, *std::move(body)));
+      }
+      case StmtKind::kIfThenElse: {
+        absl::StatusOr<IntScalar> cond = IntScalar::Compile(s->condition, scalar_env_);
+        if (!cond.ok()) return cond.status();
+        absl::StatusOr<ExecPtr> then_body = Compile(s->body);
+        if (!then_body.ok()) return then_body.status();
+        ExecPtr else_exec;
+        if (s->else_body != nullptr) {
+          absl::StatusOr<ExecPtr> else_body = Compile(s->else_body);
+          if (!else_body.ok()) return else_body.status();
+          else_exec = *std::move(else_body);
+        }
+        return ExecPtr(new IfExec(*std::move(cond), *std::move(then_body), std::move(else_exec)));
+      }
+      case StmtKind::kStore:
+        return CompileNest({}, *s);
+      case StmtKind::kBarrier:
+        return ExecPtr(new BarrierExec());
+      case StmtKind::kAllocate: {
+        absl::StatusOr<ExecPtr> body = Compile(s->body);
+        if (!body.ok()) return body.status();
+        const Buffer& b = program_.buffer(s->buffer);
+        const bool per_block =
+            program_.target == DeviceKind::kGpu && b.scope == MemScope::kShared;
+        return ExecPtr(new AllocExec(b.id, b.num_elements(), per_block, *std::move(body)));
+      }
+    }
+    return absl::InternalError("unknown statement kind");
+  }
+
+ private:
+  absl::StatusOr<ExecPtr> CompileNest(const std::vector<const StmtNode*>& chain,
+                                      const StmtNode& store) {
+    auto plan = std::make_unique<StoreNestExec::Plan>();
+    std::vector<const StmtNode*> guards;
+    for (const StmtNode* e : chain) {
+      if (e->kind == StmtKind::kFor) {
+        if (e->var < 0 || e->var >= program_.num_vars()) {
+          return absl::InvalidArgumentError(absl::StrCat("loop ", e->var_name, " has no variable"));
+        }
+        plan->vars.push_back(e->var);
+        plan->extents.push_back(e->extent);
+      } else {
+        guards.push_back(e);
+      }
+    }
+    for (size_t k = 1; k < plan->extents.size(); ++k) plan->inner_points *= plan->extents[k];
+    int64_t positions = 1;
+    if (!plan->vars.empty()) {
+      plan->chunk0 = std::clamp<int64_t>(kChunkCap / plan->inner_points, 1, plan->extents[0]);
+      positions = plan->chunk0 * plan->inner_points;
+    }
+    // Row-major values of the flattened loops at each chunk position.
+    const size_t m = plan->vars.size();
+    plan->values.assign(m, std::vector<int32_t>(positions));
+    for (int64_t p = 0; p < positions; ++p) {
+      int64_t rest = p;
+      for (size_t k = m; k-- > 0;) {
+        const int64_t len = k == 0 ? plan->chunk0 : plan->extents[k];
+        plan->values[k][p] = static_cast<int32_t>(rest % len);
+        rest /= len;
+      }
+    }
+    CompileEnv env = scalar_env_;
+    env.flat_vars = plan->vars;
+    env.flat_values = &plan->values;
+    env.num_positions = static_cast<int>(positions);
+
+    for (const StmtNode* g : guards) {
+      absl::StatusOr<NodePtr> mask = interp_internal::CompileExpr(g->condition, env);
+      if (!mask.ok()) return mask.status();
+      if ((*mask)->is_float()) return absl::InvalidArgumentError("a float guard condition");
+      plan->masks.push_back(*std::move(mask));
+    }
+    absl::StatusOr<std::unique_ptr<Access>> dst = Access::Compile(store.buffer, store.indices, env);
+    if (!dst.ok()) return dst.status();
+    plan->dst = *std::move(dst);
+
+    Expr value = store.value;
+    if (!IsFloat(value->dtype)) value = Cast(DType::kFloat32, value);
+    plan->mode = StoreNestExec::Mode::kPointwise;
+    if (!ReadsBuffer(value, store.buffer)) {
+      plan->mode = StoreNestExec::Mode::kAssign;
+    } else if (value->kind == ExprKind::kBinary) {
+      const BinaryOp op = value->binary_op();
+      const Expr& acc = value->args[0];
+      const Expr& rest = value->args[1];
+      const bool combinable = op == BinaryOp::kAdd || op == BinaryOp::kMul ||
+                              op == BinaryOp::kMin || op == BinaryOp::kMax;
+      if (combinable && acc->kind == ExprKind::kRead && acc->id == store.buffer &&
+          SameIndices(acc->args, store.indices) && !ReadsBuffer(rest, store.buffer)) {
+        plan->mode = StoreNestExec::Mode::kCombine;
+        plan->combine = op;
+        value = rest;
+      }
+    }
+    absl::StatusOr<NodePtr> node = interp_internal::CompileExpr(value, env);
+    if (!node.ok()) return node.status();
+    if (!(*node)->is_float()) return absl::InvalidArgumentError("a store value is not float");
+    plan->value = *std::move(node);
+    plan->context = absl::StrCat(
+        "stage ",
+        store.stage >= 0 && store.stage < static_cast<int>(program_.stage_names.size())
+            ? program_.stage_names[store.stage]
+            : std::string("?"));
+    return ExecPtr(new StoreNestExec(std::move(plan)));
+  }
+
+  const Program& program_;
+  CompileEnv scalar_env_;
+};
+
+// Buffers a kernel touches must be global or allocated inside it.
+absl::Status CheckKernelBuffers(const Program& program, const Kernel& kernel,
+                                const std::set<int>& allocated) {
+  absl::Status status = absl::OkStatus();
+  auto check = [&](int b) {
+    if (!status.ok()) return;
+    if (b < 0 || b >= static_cast<int>(program.buffers.size())) {
+      status = absl::InvalidArgumentError(absl::StrCat("kernel ", kernel.name,
+                                                       " accesses unknown buffer ", b));
+    } else if (program.buffer(b).attached && allocated.count(b) == 0) {
+      status = absl::InvalidArgumentError(absl::StrCat(
+          "kernel ", kernel.name, " accesses ", program.buffer(b).name,
+          " which it does not allocate"));
+    }
+  };
+  VisitStmt(kernel.body, [&](const StmtNode& n) {
+    auto reads = [&](const Expr& e) {
+      if (e == nullptr) return;
+      VisitExpr(e, [&](const ExprNode& x) {
+        if (x.kind == ExprKind::kRead) check(x.id);
+      });
+    };
+    if (n.kind == StmtKind::kStore) {
+      check(n.buffer);
+      reads(n.value);
+      for (const Expr& i : n.indices) reads(i);
+    }
+    if (n.kind == StmtKind::kIfThenElse) reads(n.condition);
+  });
+  return status;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- Program --
+
+struct CompiledProgram::Impl {
+  struct KernelPlan {
+    std::string name;
+    ExecPtr body;
+    std::array<int64_t, 3> grid = {1, 1, 1};
+    std::array<int64_t, 3> block = {1, 1, 1};
+    // Per buffer id: offset in the block's shared arena or in each thread's
+    // local arena, -1 when the kernel does not allocate it there.
+    std::vector<int64_t> shared_offset, local_offset;
+    int64_t shared_elements = 0;
+    int64_t local_elements = 0;
+  };
+
+  DeviceKind target = DeviceKind::kCpu;
+  int num_vars = 0;
+  std::vector<Buffer> buffers;  // without statement trees
+  std::vector<BufferShape> shapes;
+  std::vector<int> inputs, outputs;
+  std::vector<KernelPlan> kernels;
+
+  absl::Status RunKernel(const KernelPlan& k, std::vector<std::vector<float>>& global) const;
+};
+
+CompiledProgram::CompiledProgram(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CompiledProgram::CompiledProgram(CompiledProgram&&) noexcept = default;
+CompiledProgram& CompiledProgram::operator=(CompiledProgram&&) noexcept = default;
+CompiledProgram::~CompiledProgram() = default;
+
+absl::StatusOr<CompiledProgram> CompiledProgram::Compile(const Program& program) {
+  auto impl = std::make_unique<Impl>();
+  impl->target = program.target;
+  impl->num_vars = program.num_vars();
+  impl->inputs = program.inputs;
+  impl->outputs = program.outputs;
+  for (size_t b = 0; b < program.buffers.size(); ++b) {
+    const Buffer& buf = program.buffers[b];
+    if (buf.id != static_cast<int>(b)) {
+      return absl::InvalidArgumentError(absl::StrCat("buffer ", buf.name, " has id ", buf.id,
+                                                     " at position ", b));
+    }
+    impl->buffers.push_back(buf);
+    BufferShape shape;
+    shape.name = buf.name;
+    shape.shape = buf.shape;
+    shape.strides.assign(buf.shape.size(), 1);
+    for (size_t d = buf.shape.size(); d-- > 1;) {
+      shape.strides[d - 1] = shape.strides[d] * buf.shape[d];
+    }
+    impl->shapes.push_back(std::move(shape));
+  }
+  Compiler compiler(program, &impl->shapes);
+  for (const Kernel& k : program.kernels) {
+    Impl::KernelPlan plan;
+    plan.name = k.name;
+    plan.grid = k.grid;
+    plan.block = k.block;
+    plan.shared_offset.assign(program.buffers.size(), -1);
+    plan.local_offset.assign(program.buffers.size(), -1);
+    std::set<int> allocated;
+    absl::Status status = absl::OkStatus();
+    VisitStmt(k.body, [&](const StmtNode& n) {
+      if (n.kind != StmtKind::kAllocate || !status.ok()) return;
+      const Buffer& b = program.buffer(n.buffer);
+      if (!allocated.insert(b.id).second) {
+        status = absl::InvalidArgumentError(
+            absl::StrCat("kernel ", k.name, " allocates ", b.name, " twice"));
+        return;
+      }
+      if (program.target == DeviceKind::kGpu && b.scope == MemScope::kShared) {
+        plan.shared_offset[b.id] = plan.shared_elements;
+        plan.shared_elements += b.num_elements();
+      } else {
+        plan.local_offset[b.id] = plan.local_elements;
+        plan.local_elements += b.num_elements();
+      }
+    });
+    if (!status.ok()) return status;
+    if (absl::Status st = CheckKernelBuffers(program, k, allocated); !st.ok()) return st;
+    absl::StatusOr<ExecPtr> body = compiler.Compile(k.body);
+    if (!body.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel ", k.name, ": ", body.status().message()));
+    }
+    plan.body = *std::move(body);
+    impl->kernels.push_back(std::move(plan));
+  }
+  return CompiledProgram(std::move(impl));
+}
+
+absl::Status CompiledProgram::Impl::RunKernel(const KernelPlan& k,
+                                              std::vector<std::vector<float>>& global) const {
+  const int64_t num_threads = k.block[0] * k.block[1] * k.block[2];
+  const size_t num_buffers = buffers.size();
+  RunCtx rc;
+  rc.threads.resize(num_threads);
+  std::vector<int64_t> vars(num_threads * std::max(num_vars, 1), 0);
+  std::vector<float*> views(num_threads * num_buffers, nullptr);
+  std::vector<float> shared(k.shared_elements);
+  std::vector<float> local(num_threads * k.local_elements);
+  int64_t t = 0;
+  for (int64_t z = 0; z < k.block[2]; ++z) {
+    for (int64_t y = 0; y < k.block[1]; ++y) {
+      for (int64_t x = 0; x < k.block[0]; ++x, ++t) {
+        ThreadCtx& ctx = rc.threads[t];
+        ctx.tid = {x, y, z};
+        ctx.vars = vars.data() + t * std::max(num_vars, 1);
+        ctx.bufs = views.data() + t * num_buffers;
+        for (size_t b = 0; b < num_buffers; ++b) {
+          if (k.shared_offset[b] >= 0) {
+            ctx.bufs[b] = shared.data() + k.shared_offset[b];
+          } else if (k.local_offset[b] >= 0) {
+            ctx.bufs[b] = local.data() + t * k.local_elements + k.local_offset[b];
+          } else if (!buffers[b].attached) {
+            ctx.bufs[b] = global[b].data();
+          }
+        }
+      }
+    }
+  }
+  for (int64_t bz = 0; bz < k.grid[2]; ++bz) {
+    for (int64_t by = 0; by < k.grid[1]; ++by) {
+      for (int64_t bx = 0; bx < k.grid[0]; ++bx) {
+        for (ThreadCtx& ctx : rc.threads) ctx.bid = {bx, by, bz};
+        absl::Status st = RunAll(*k.body, rc);
+        if (!st.ok()) {
+          return absl::Status(st.code(), absl::StrCat("kernel ", k.name, " block (", bx, ", ",
+                                                      by, ", ", bz, "): ", st.message()));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>> CompiledProgram::Run(const std::vector<Tensor>& inputs) const {
+  const Impl& p = *impl_;
+  if (inputs.size() != p.inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the program takes ", p.inputs.size(),
+                                                   " inputs, got ", inputs.size()));
+  }
+  std::vector<std::vector<float>> global(p.buffers.size());
+  for (const Buffer& b : p.buffers) {
+    if (!b.attached) global[b.id].assign(b.num_elements(), kUnwritten);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Buffer& b = p.buffers[p.inputs[i]];
+    if (inputs[i].shape != b.shape ||
+        static_cast<int64_t>(inputs[i].data.size()) != b.num_elements()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", i, " (", b.name, ") has shape ", ShapeToString(inputs[i].shape),
+          " with ", inputs[i].data.size(), " values; expected ", ShapeToString(b.shape)));
+    }
+    if (inputs[i].dtype != b.dtype) {
+      return absl::InvalidArgumentError(absl::StrCat("input ", i, " (", b.name, ") is ",
+                                                     ToAbsl(DTypeName(inputs[i].dtype)),
+                                                     ", expected ", ToAbsl(DTypeName(b.dtype))));
+    }
+    global[b.id] = inputs[i].data;
+  }
+  for (const Impl::KernelPlan& k : p.kernels) {
+    if (absl::Status st = p.RunKernel(k, global); !st.ok()) return st;
+  }
+  std::vector<Tensor> outputs;
+  for (int id : p.outputs) {
+    Tensor t;
+    t.dtype = p.buffers[id].dtype;
+    t.shape = p.buffers[id].shape;
+    t.data = global[id];
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+}
+
+absl::StatusOr<std::vector<Tensor>> RunProgram(const Program& program,
+                                               const std::vector<Tensor>& inputs) {
+  absl::StatusOr<CompiledProgram> compiled = CompiledProgram::Compile(program);
+  if (!compiled.ok()) return compiled.status();
+  return compiled->Run(inputs);
+}
+
+}  // namespace pruner

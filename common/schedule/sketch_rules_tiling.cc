@@ -1,0 +1,151 @@
+// AddCacheWrite, MultiLevelTilingWithFusion and MultiLevelTiling: the rules
+// that give data-reusing stages their tiled loop nests.
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "common/schedule/sketch_rules.h"
+#include "common/schedule/sketch_state_queries.h"
+#include "common/schedule/sketch_tiling.h"
+
+namespace pruner {
+namespace {
+
+int TensorOf(const State& state, int stage) { return state.stage(stage).op->id; }
+
+bool IsCacheWriteStage(const SketchCandidate& in) {
+  return in.record.cache_writes.count(TensorOf(in.state, in.stage)) > 0;
+}
+
+// The element-wise consumer tiling-with-fusion would follow, or -1. Besides
+// Ansor's HasSingleElementwiseMatchedConsumer, the consumer must still be an
+// untransformed root stage with one loop per producer spatial axis: a
+// consumer already tiled for another producer cannot follow a second one.
+int FusibleConsumer(const SketchContext& ctx, const SketchCandidate& in) {
+  int target = -1;
+  if (!HasSingleElementwiseMatchedConsumer(in.state, ctx.analysis, in.stage, &target)) return -1;
+  const Stage& consumer = in.state.stage(target);
+  if (!IsUntransformedRoot(consumer) || consumer.has_reduce() ||
+      consumer.op->axes.size() != in.state.stage(in.stage).op->axes.size()) {
+    return -1;
+  }
+  return target;
+}
+
+// Computes a tiled stage into a local buffer first, so its accumulation
+// stays in registers and the original becomes an element-wise copy that the
+// fusion rule then tiles around the cache (the next visit of the same stage
+// index finds the cache stage). CPU keeps both variants (Apply), GPU always
+// caches (ApplyAndSkipRest).
+class AddCacheWriteRule : public SketchRule {
+ public:
+  const char* name() const override { return "AddCacheWrite"; }
+  RuleCondition MeetCondition(const SketchContext& ctx,
+                              const SketchCandidate& in) const override {
+    const Stage& stage = in.state.stage(in.stage);
+    if (stage.is_placeholder() || !IsUntransformedRoot(stage) ||
+        !ctx.analysis.NeedsMultiLevelTiling(in.stage) || IsCacheWriteStage(in)) {
+      return RuleCondition::kSkip;
+    }
+    if (HasSingleElementwiseMatchedConsumer(in.state, ctx.analysis, in.stage, nullptr)) {
+      return RuleCondition::kSkip;
+    }
+    return ctx.is_gpu() ? RuleCondition::kApplyAndSkipRest : RuleCondition::kApply;
+  }
+  absl::StatusOr<std::vector<SketchCandidate>> Apply(const SketchContext&,
+                                                     const SketchCandidate& in) const override {
+    SketchCandidate out = in;
+    if (absl::Status st = out.state.Apply(CacheWriteStep(in.stage, "local")); !st.ok()) return st;
+    // The cache now sits at in.stage and the original at in.stage + 1.
+    out.record.cache_writes.insert(TensorOf(out.state, in.stage));
+    out.stage = in.stage;
+    return std::vector<SketchCandidate>{std::move(out)};
+  }
+};
+
+// Tiles the stage and its element-wise consumer together: the consumer
+// follows the stage's first `level` spatial tile levels and the stage is
+// computed inside that tile, so the consumer's work happens while the
+// stage's output tile is still hot. CPU tries levels {1, 2}, GPU level 3
+// (inside the thread tile).
+class MultiLevelTilingWithFusionRule : public SketchRule {
+ public:
+  const char* name() const override { return "MultiLevelTilingWithFusion"; }
+  RuleCondition MeetCondition(const SketchContext& ctx,
+                              const SketchCandidate& in) const override {
+    const Stage& stage = in.state.stage(in.stage);
+    if (stage.is_placeholder() || !IsUntransformedRoot(stage) ||
+        !ctx.analysis.NeedsMultiLevelTiling(in.stage) || FusibleConsumer(ctx, in) < 0) {
+      return RuleCondition::kSkip;
+    }
+    return ctx.is_gpu() || IsCacheWriteStage(in) ? RuleCondition::kApplyAndSkipRest
+                                                 : RuleCondition::kApply;
+  }
+  absl::StatusOr<std::vector<SketchCandidate>> Apply(const SketchContext& ctx,
+                                                     const SketchCandidate& in) const override {
+    const int consumer = FusibleConsumer(ctx, in);
+    SketchCandidate base = in;
+    auto splits = ApplyMultiLevelTiling(&base.state, in.stage, ctx.structure());
+    if (!splits.ok()) return splits.status();
+    base.record.tiled[TensorOf(base.state, in.stage)] = *splits;
+    const std::vector<int>& levels =
+        ctx.is_gpu() ? ctx.options.gpu_fusion_levels : ctx.options.cpu_fusion_levels;
+    std::vector<SketchCandidate> out;
+    for (int level : levels) {
+      // Only a spatial tile level can be followed.
+      if (level < 1 || level > static_cast<int>(ctx.structure().size()) ||
+          ctx.structure()[level - 1] != 'S') {
+        continue;
+      }
+      SketchCandidate c = base;
+      auto attach_iter = ApplyFollowTiling(&c.state, consumer, *splits, level);
+      if (!attach_iter.ok()) return attach_iter.status();
+      if (absl::Status st = c.state.Apply(ComputeAtStep(in.stage, consumer, *attach_iter));
+          !st.ok()) {
+        return st;
+      }
+      c.record.followers[TensorOf(c.state, consumer)] = *splits;
+      c.record.trace.back() = absl::StrCat(name(), "(level ", level, ")@", in.stage);
+      c.stage = in.stage - 1;
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+};
+
+// Plain multi-level tiling (no fusion, no cache).
+class MultiLevelTilingRule : public SketchRule {
+ public:
+  const char* name() const override { return "MultiLevelTiling"; }
+  RuleCondition MeetCondition(const SketchContext& ctx,
+                              const SketchCandidate& in) const override {
+    const Stage& stage = in.state.stage(in.stage);
+    if (stage.is_placeholder() || !IsUntransformedRoot(stage) ||
+        !ctx.analysis.NeedsMultiLevelTiling(in.stage)) {
+      return RuleCondition::kSkip;
+    }
+    return RuleCondition::kApplyAndSkipRest;
+  }
+  absl::StatusOr<std::vector<SketchCandidate>> Apply(const SketchContext& ctx,
+                                                     const SketchCandidate& in) const override {
+    SketchCandidate out = in;
+    auto splits = ApplyMultiLevelTiling(&out.state, in.stage, ctx.structure());
+    if (!splits.ok()) return splits.status();
+    out.record.tiled[TensorOf(out.state, in.stage)] = *splits;
+    out.stage = in.stage - 1;
+    return std::vector<SketchCandidate>{std::move(out)};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SketchRule> MakeAddCacheWriteRule() {
+  return std::make_unique<AddCacheWriteRule>();
+}
+std::unique_ptr<SketchRule> MakeMultiLevelTilingWithFusionRule() {
+  return std::make_unique<MultiLevelTilingWithFusionRule>();
+}
+std::unique_ptr<SketchRule> MakeMultiLevelTilingRule() {
+  return std::make_unique<MultiLevelTilingRule>();
+}
+
+}  // namespace pruner
