@@ -25,6 +25,18 @@
 // dimension (and `exact` records it). Regions are clamped to the producer's
 // domain only when their minimum is a constant; otherwise lowering guards
 // the producer's points that fall outside its domain.
+//
+// Thread relaxation follows the bindings present in the state: before
+// threads are bound (e.g. while sketch rules still annotate), nothing is
+// relaxed and a shared stage's region is that of one iteration of the
+// unbound loops, as in TVM.
+//
+// Derived loop extents are recomputed with TVM's tightening (PassDownDomain):
+// an inner split part never exceeds what is left of its parent unless a
+// thread-bound loop derives from it. State's PropagateExtents does not
+// tighten, so a cache stage whose region is one thread's tile would
+// otherwise keep loops over the vthread and thread factors its split lengths
+// were chosen for.
 #ifndef PRUNER_COMMON_LOWER_BOUND_INFERENCE_H_
 #define PRUNER_COMMON_LOWER_BOUND_INFERENCE_H_
 
@@ -94,7 +106,8 @@ struct BoundResult {
   std::vector<StageRegion> regions;  // per stage
 };
 
-// The full form that lowering uses. Fails (InvalidArgument) on states that
+// The full form that lowering uses. Root stages keep their full domain (min
+// 0); their derived extents are tightened too. Fails (InvalidArgument) on states that
 // cannot be lowered: not concrete, attach points that do not exist, consumers
 // computed outside the attach point of their producer, cyclic attachments.
 absl::StatusOr<BoundResult> InferBoundDetailed(const State& state);

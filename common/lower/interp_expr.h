@@ -162,6 +162,20 @@ class Access {
   std::vector<NodePtr> index_nodes_;         // generic accesses, per dim
 };
 
+// ---- Helpers shared by expression and access compilation.
+
+// InvalidArgument naming the expression.
+absl::Status TypeError(const Expr& e, const std::string& what);
+// True when e == (terms without flattened loops) + sum_k coef[k] * flat_k;
+// fills coef (one entry per flattened loop).
+bool SeparableAffine(const Expr& e, const CompileEnv& env, std::vector<int64_t>* coef);
+// sum_k coef[k] * flat_k at every chunk position; false when a value does
+// not fit in 32 bits.
+bool RelativeValues(const std::vector<int64_t>& coef, const CompileEnv& env,
+                    std::vector<int32_t>* rel);
+// env without flattened loops: every variable read from its slot.
+CompileEnv ScalarEnv(const CompileEnv& env);
+
 }  // namespace pruner::interp_internal
 
 #endif  // PRUNER_COMMON_LOWER_INTERP_EXPR_H_

@@ -3,17 +3,15 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <map>
 #include <set>
 #include <string>
 #include <utility>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/ir/absl_compat.h"
 #include "common/lower/interp_expr.h"
+#include "common/lower/interp_stmt.h"
 
 namespace pruner {
 namespace {
@@ -21,347 +19,22 @@ namespace {
 using interp_internal::Access;
 using interp_internal::BufferShape;
 using interp_internal::CompileEnv;
-using interp_internal::Frame;
+using interp_internal::ExecPtr;
 using interp_internal::IntScalar;
 using interp_internal::kChunkCap;
+using interp_internal::MakeAllocExec;
+using interp_internal::MakeBarrierExec;
+using interp_internal::MakeBindExec;
+using interp_internal::MakeIfExec;
+using interp_internal::MakeLoopExec;
+using interp_internal::MakeSeqExec;
+using interp_internal::MakeStoreNestExec;
 using interp_internal::NodePtr;
-using interp_internal::Scratch;
-using interp_internal::ScratchArray;
-
-constexpr float kUnwritten = std::numeric_limits<float>::quiet_NaN();
-
-// One GPU thread (or the one CPU thread): its loop variables and its view of
-// the buffers (global storage, its block's shared arena, its local arena).
-struct ThreadCtx {
-  int64_t* vars = nullptr;
-  float** bufs = nullptr;
-  std::array<int64_t, 3> tid = {0, 0, 0};
-  std::array<int64_t, 3> bid = {0, 0, 0};
-};
-
-// State of one kernel launch.
-struct RunCtx {
-  Scratch scratch;
-  std::string error;
-  std::vector<ThreadCtx> threads;
-};
-
-// A compiled statement. Run executes it for one thread; RunBlock executes it
-// for all threads of a block, one barrier phase at a time.
-class Exec {
- public:
-  explicit Exec(bool has_barrier) : has_barrier_(has_barrier) {}
-  virtual ~Exec() = default;
-  bool has_barrier() const { return has_barrier_; }
-
-  virtual absl::Status Run(RunCtx& rc, ThreadCtx& t) const = 0;
-  virtual absl::Status RunBlock(RunCtx& rc) const {
-    for (ThreadCtx& t : rc.threads) {
-      if (absl::Status st = Run(rc, t); !st.ok()) return st;
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  const bool has_barrier_;
-};
-using ExecPtr = std::unique_ptr<const Exec>;
-
-// Runs `e` for all threads: collectively when it holds a barrier, else
-// thread by thread.
-absl::Status RunAll(const Exec& e, RunCtx& rc) {
-  if (e.has_barrier()) return e.RunBlock(rc);
-  for (ThreadCtx& t : rc.threads) {
-    if (absl::Status st = e.Run(rc, t); !st.ok()) return st;
-  }
-  return absl::OkStatus();
-}
-
-class SeqExec : public Exec {
- public:
-  SeqExec(bool has_barrier, std::vector<ExecPtr> children)
-      : Exec(has_barrier), children_(std::move(children)) {}
-  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
-    for (const ExecPtr& c : children_) {
-      if (absl::Status st = c->Run(rc, t); !st.ok()) return st;
-    }
-    return absl::OkStatus();
-  }
-  absl::Status RunBlock(RunCtx& rc) const override {
-    for (const ExecPtr& c : children_) {
-      if (absl::Status st = RunAll(*c, rc); !st.ok()) return st;
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  const std::vector<ExecPtr> children_;
-};
-
-class LoopExec : public Exec {
- public:
-  LoopExec(int var, int64_t extent, ExecPtr body)
-      : Exec(body->has_barrier()), var_(var), extent_(extent), body_(std::move(body)) {}
-  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
-    for (int64_t i = 0; i < extent_; ++i) {
-      t.vars[var_] = i;
-      if (absl::Status st = body_->Run(rc, t); !st.ok()) return st;
-    }
-    return absl::OkStatus();
-  }
-  absl::Status RunBlock(RunCtx& rc) const override {
-    for (int64_t i = 0; i < extent_; ++i) {
-      for (ThreadCtx& t : rc.threads) t.vars[var_] = i;
-      if (absl::Status st = body_->RunBlock(rc); !st.ok()) return st;
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  const int var_;
-  const int64_t extent_;
-  const ExecPtr body_;
-};
-
-// A blockIdx/threadIdx binding: the variable is the hardware index.
-class BindExec : public Exec {
- public:
-  BindExec(int var, int64_t extent, bool is_block, int dim, ExecPtr body)
-      : Exec(body->has_barrier()),
-        var_(var),
-        extent_(extent),
-        is_block_(is_block),
-        dim_(dim),
-        body_(std::move(body)) {}
-  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
-    const int64_t index = is_block_ ? t.bid[dim_] : t.tid[dim_];
-    if (index >= extent_) return absl::OkStatus();
-    t.vars[var_] = index;
-    return body_->Run(rc, t);
-  }
-  absl::Status RunBlock(RunCtx& rc) const override {
-    for (ThreadCtx& t : rc.threads) {
-      const int64_t index = is_block_ ? t.bid[dim_] : t.tid[dim_];
-      if (index >= extent_) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "a thread binding of extent ", extent_,
-            " skips some threads of the block around a barrier (divergent barrier)"));
-      }
-      t.vars[var_] = index;
-    }
-    return body_->RunBlock(rc);
-  }
-
- private:
-  const int var_;
-  const int64_t extent_;
-  const bool is_block_;
-  const int dim_;
-  const ExecPtr body_;
-};
-
-class IfExec : public Exec {
- public:
-  IfExec(IntScalar cond, ExecPtr then_body, ExecPtr else_body)
-      : Exec(then_body->has_barrier() || (else_body != nullptr && else_body->has_barrier())),
-        cond_(std::move(cond)),
-        then_(std::move(then_body)),
-        else_(std::move(else_body)) {}
-  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
-    int64_t c = 0;
-    if (!cond_.Eval(t.vars, t.bufs, &rc.scratch, &rc.error, &c)) {
-      return absl::InvalidArgumentError(rc.error);
-    }
-    if (c != 0) return then_->Run(rc, t);
-    return else_ != nullptr ? else_->Run(rc, t) : absl::OkStatus();
-  }
-  absl::Status RunBlock(RunCtx& rc) const override {
-    int64_t first = 0;
-    for (size_t i = 0; i < rc.threads.size(); ++i) {
-      int64_t c = 0;
-      if (!cond_.Eval(rc.threads[i].vars, rc.threads[i].bufs, &rc.scratch, &rc.error, &c)) {
-        return absl::InvalidArgumentError(rc.error);
-      }
-      if (i == 0) first = c != 0;
-      if ((c != 0) != (first != 0)) {
-        return absl::InvalidArgumentError(
-            "a condition around a barrier differs between threads (divergent barrier)");
-      }
-    }
-    if (first != 0) return then_->RunBlock(rc);
-    return else_ != nullptr ? else_->RunBlock(rc) : absl::OkStatus();
-  }
-
- private:
-  const IntScalar cond_;
-  const ExecPtr then_, else_;
-};
-
-class AllocExec : public Exec {
- public:
-  AllocExec(int buffer, int64_t elements, bool per_block, ExecPtr body)
-      : Exec(body->has_barrier()),
-        buffer_(buffer),
-        elements_(elements),
-        per_block_(per_block),
-        body_(std::move(body)) {}
-  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
-    std::fill(t.bufs[buffer_], t.bufs[buffer_] + elements_, kUnwritten);
-    return body_->Run(rc, t);
-  }
-  absl::Status RunBlock(RunCtx& rc) const override {
-    for (ThreadCtx& t : rc.threads) {
-      std::fill(t.bufs[buffer_], t.bufs[buffer_] + elements_, kUnwritten);
-      if (per_block_) break;  // one shared copy per block
-    }
-    return body_->RunBlock(rc);
-  }
-
- private:
-  const int buffer_;
-  const int64_t elements_;
-  const bool per_block_;
-  const ExecPtr body_;
-};
-
-class BarrierExec : public Exec {
- public:
-  BarrierExec() : Exec(true) {}
-  absl::Status Run(RunCtx&, ThreadCtx&) const override {
-    return absl::InvalidArgumentError("a barrier was reached by a single thread");
-  }
-  absl::Status RunBlock(RunCtx&) const override { return absl::OkStatus(); }
-};
-
-// A store under a perfect nest of loops and guards, run a chunk of points at
-// a time (see interp_expr.h). The outermost flattened loop may be split into
-// several chunks; the others are covered whole.
-class StoreNestExec : public Exec {
- public:
-  enum class Mode {
-    kAssign,     // the value does not read the destination: evaluate, then store
-    kCombine,    // dst = combine(dst, rest), rest not reading dst: sequential update
-    kPointwise,  // anything else: one point at a time, in order
-  };
-
-  struct Plan {
-    std::vector<int> vars;         // flattened loops, outer to inner
-    std::vector<int64_t> extents;  // their full extents
-    int64_t chunk0 = 1;            // iterations of vars[0] per chunk
-    int64_t inner_points = 1;      // product of extents[1..]
-    std::vector<std::vector<int32_t>> values;
-    std::vector<NodePtr> masks;
-    std::unique_ptr<Access> dst;
-    Mode mode = Mode::kAssign;
-    BinaryOp combine = BinaryOp::kAdd;
-    NodePtr value;  // the whole value, or `rest` for kCombine
-    std::string context;  // "stage C.local" for error messages
-  };
-
-  explicit StoreNestExec(std::unique_ptr<Plan> plan) : Exec(false), p_(std::move(plan)) {}
-
-  absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
-    const size_t m = p_->vars.size();
-    absl::InlinedVector<int64_t, 8> lens(m);
-    for (size_t k = 1; k < m; ++k) {
-      t.vars[p_->vars[k]] = 0;
-      lens[k] = p_->extents[k];
-    }
-    Frame f;
-    f.vars = t.vars;
-    f.bufs = t.bufs;
-    f.chunk.values = &p_->values;
-    f.chunk.lens = lens.data();
-    f.scratch = &rc.scratch;
-    f.error = &rc.error;
-    if (m == 0) return RunChunk(f, 1);
-    const int64_t e0 = p_->extents[0];
-    for (int64_t start = 0; start < e0; start += p_->chunk0) {
-      t.vars[p_->vars[0]] = start;
-      lens[0] = std::min(p_->chunk0, e0 - start);
-      if (absl::Status st = RunChunk(f, static_cast<int>(lens[0] * p_->inner_points));
-          !st.ok()) {
-        return st;
-      }
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  absl::Status Error(const Frame& f) const {
-    std::string message = absl::StrCat(p_->context, ": ", *f.error);
-    if (absl::StrContains(*f.error, "out-of-bounds")) return absl::OutOfRangeError(message);
-    return absl::InvalidArgumentError(message);
-  }
-
-  absl::Status RunChunk(Frame f, int n) const {
-    f.n = n;
-    f.act = nullptr;
-    // Guards narrow the points to the active ones, alternating between two
-    // position arrays.
-    ScratchArray act_a(f.scratch), act_b(f.scratch);
-    int32_t* acts[2] = {act_a.as<int32_t>(), act_b.as<int32_t>()};
-    for (size_t i = 0; i < p_->masks.size(); ++i) {
-      ScratchArray cond_buf(f.scratch);
-      int64_t* c = cond_buf.as<int64_t>();
-      if (!p_->masks[i]->EvalI(f, c)) return Error(f);
-      int32_t* next = acts[i % 2];
-      int count = 0;
-      for (int q = 0; q < f.n; ++q) {
-        if (c[q] != 0) next[count++] = f.pos(q);
-      }
-      if (count == f.n) continue;  // all points stay active
-      f.n = count;
-      f.act = next;
-      if (count == 0) return absl::OkStatus();
-    }
-    ScratchArray offs_buf(f.scratch), value_buf(f.scratch);
-    int64_t* offs = offs_buf.as<int64_t>();
-    float* values = value_buf.as<float>();
-    if (!p_->dst->Offsets(f, /*is_write=*/true, offs)) return Error(f);
-    float* data = f.bufs[p_->dst->buffer()];
-    switch (p_->mode) {
-      case Mode::kAssign:
-        if (!p_->value->EvalF(f, values)) return Error(f);
-        for (int q = 0; q < f.n; ++q) data[offs[q]] = values[q];
-        return absl::OkStatus();
-      case Mode::kCombine:
-        if (!p_->value->EvalF(f, values)) return Error(f);
-        switch (p_->combine) {
-          case BinaryOp::kAdd:
-            for (int q = 0; q < f.n; ++q) data[offs[q]] += values[q];
-            break;
-          case BinaryOp::kMul:
-            for (int q = 0; q < f.n; ++q) data[offs[q]] *= values[q];
-            break;
-          default:
-            for (int q = 0; q < f.n; ++q) {
-              data[offs[q]] = scalar_combine(data[offs[q]], values[q]);
-            }
-            break;
-        }
-        return absl::OkStatus();
-      case Mode::kPointwise:
-        for (int q = 0; q < f.n; ++q) {
-          Frame one = f;
-          const int32_t position = f.pos(q);
-          one.n = 1;
-          one.act = &position;
-          float v = 0;
-          if (!p_->value->EvalF(one, &v)) return Error(f);
-          data[offs[q]] = v;
-        }
-        return absl::OkStatus();
-    }
-    return absl::OkStatus();
-  }
-
-  float scalar_combine(float acc, float v) const {
-    return p_->combine == BinaryOp::kMax ? (acc < v ? v : acc) : (v < acc ? v : acc);
-  }
-
-  const std::unique_ptr<Plan> p_;
-};
+using interp_internal::RunAll;
+using interp_internal::RunCtx;
+using interp_internal::StoreMode;
+using interp_internal::StoreNestPlan;
+using interp_internal::ThreadCtx;
 
 // ------------------------------------------------------------- Compilation --
 
@@ -416,7 +89,7 @@ class Compiler {
   }
 
   absl::StatusOr<ExecPtr> Compile(const Stmt& s) {
-    if (s == nullptr) return ExecPtr(new SeqExec(false, {}));
+    if (s == nullptr) return MakeSeqExec({});
     std::vector<const StmtNode*> chain;
     const StmtNode* store = nullptr;
     if (PerfectChain(s, &chain, &store)) {
@@ -429,14 +102,12 @@ class Compiler {
     switch (s->kind) {
       case StmtKind::kSeq: {
         std::vector<ExecPtr> children;
-        bool barrier = false;
         for (const Stmt& c : s->seq) {
           absl::StatusOr<ExecPtr> e = Compile(c);
           if (!e.ok()) return e.status();
-          barrier |= (*e)->has_barrier();
           children.push_back(*std::move(e));
         }
-        return ExecPtr(new SeqExec(barrier, std::move(children)));
+        return MakeSeqExec(std::move(children));
       }
       case StmtKind::kFor: {
         if (s->var < 0 || s->var >= program_.num_vars()) {
@@ -445,10 +116,10 @@ class Compiler {
         absl::StatusOr<ExecPtr> body = Compile(s->body);
         if (!body.ok()) return body.status();
         if (IsThreadBindingKind(s->for_kind)) {
-          return ExecPtr(new BindExec(s->var, s->extent, IsBlockKind(s->for_kind),
-                                      BindingDim(s->for_kind), *std::move(body)));
+          return MakeBindExec(s->var, s->extent, IsBlockKind(s->for_kind),
+                              BindingDim(s->for_kind), *std::move(body));
         }
-        return ExecPtr(new LoopExec(s->var, s->extent, *std::move(body)));
+        return MakeLoopExec(s->var, s->extent, *std::move(body));
       }
       case StmtKind::kIfThenElse: {
         absl::StatusOr<IntScalar> cond = IntScalar::Compile(s->condition, scalar_env_);
@@ -461,19 +132,19 @@ class Compiler {
           if (!else_body.ok()) return else_body.status();
           else_exec = *std::move(else_body);
         }
-        return ExecPtr(new IfExec(*std::move(cond), *std::move(then_body), std::move(else_exec)));
+        return MakeIfExec(*std::move(cond), *std::move(then_body), std::move(else_exec));
       }
       case StmtKind::kStore:
         return CompileNest({}, *s);
       case StmtKind::kBarrier:
-        return ExecPtr(new BarrierExec());
+        return MakeBarrierExec();
       case StmtKind::kAllocate: {
         absl::StatusOr<ExecPtr> body = Compile(s->body);
         if (!body.ok()) return body.status();
         const Buffer& b = program_.buffer(s->buffer);
         const bool per_block =
             program_.target == DeviceKind::kGpu && b.scope == MemScope::kShared;
-        return ExecPtr(new AllocExec(b.id, b.num_elements(), per_block, *std::move(body)));
+        return MakeAllocExec(b.id, b.num_elements(), per_block, *std::move(body));
       }
     }
     return absl::InternalError("unknown statement kind");
@@ -482,7 +153,7 @@ class Compiler {
  private:
   absl::StatusOr<ExecPtr> CompileNest(const std::vector<const StmtNode*>& chain,
                                       const StmtNode& store) {
-    auto plan = std::make_unique<StoreNestExec::Plan>();
+    auto plan = std::make_unique<StoreNestPlan>();
     std::vector<const StmtNode*> guards;
     for (const StmtNode* e : chain) {
       if (e->kind == StmtKind::kFor) {
@@ -529,9 +200,9 @@ class Compiler {
 
     Expr value = store.value;
     if (!IsFloat(value->dtype)) value = Cast(DType::kFloat32, value);
-    plan->mode = StoreNestExec::Mode::kPointwise;
+    plan->mode = StoreMode::kPointwise;
     if (!ReadsBuffer(value, store.buffer)) {
-      plan->mode = StoreNestExec::Mode::kAssign;
+      plan->mode = StoreMode::kAssign;
     } else if (value->kind == ExprKind::kBinary) {
       const BinaryOp op = value->binary_op();
       const Expr& acc = value->args[0];
@@ -540,7 +211,7 @@ class Compiler {
                               op == BinaryOp::kMin || op == BinaryOp::kMax;
       if (combinable && acc->kind == ExprKind::kRead && acc->id == store.buffer &&
           SameIndices(acc->args, store.indices) && !ReadsBuffer(rest, store.buffer)) {
-        plan->mode = StoreNestExec::Mode::kCombine;
+        plan->mode = StoreMode::kCombine;
         plan->combine = op;
         value = rest;
       }
@@ -554,7 +225,7 @@ class Compiler {
         store.stage >= 0 && store.stage < static_cast<int>(program_.stage_names.size())
             ? program_.stage_names[store.stage]
             : std::string("?"));
-    return ExecPtr(new StoreNestExec(std::move(plan)));
+    return MakeStoreNestExec(std::move(plan));
   }
 
   const Program& program_;
@@ -739,7 +410,9 @@ absl::StatusOr<std::vector<Tensor>> CompiledProgram::Run(const std::vector<Tenso
   }
   std::vector<std::vector<float>> global(p.buffers.size());
   for (const Buffer& b : p.buffers) {
-    if (!b.attached) global[b.id].assign(b.num_elements(), kUnwritten);
+    if (!b.attached) {
+      global[b.id].assign(b.num_elements(), std::numeric_limits<float>::quiet_NaN());
+    }
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Buffer& b = p.buffers[p.inputs[i]];

@@ -26,14 +26,21 @@
 //   order.
 //
 // Schedules that cannot run are rejected with InvalidArgument, and the
-// message names the stage and the limit (this is the error class the
-// measurement layer reports as an invalid schedule): thread bindings on a
-// CPU, parallel loops on a GPU, nested parallel loops, too many threads per
-// block, too much shared memory, a vthread above max_vthread_extent, a
-// vectorized loop wider than vector_unit_bytes, a root GPU stage with more
-// than one point and no thread binding, a stage binding a thread axis wider
-// than its kernel's, blockIdx bound outside a kernel's root stage.
-// Cross-thread reductions (a reduce loop bound to a thread axis) are not
+// message starts "invalid schedule: stage <name>:" and names the limit (this
+// is the error class the measurement layer reports as an invalid schedule):
+// thread bindings on a CPU, parallel loops on a GPU, nested parallel loops,
+// too many threads per block (or per block/grid dimension), too much shared
+// memory, a vthread above max_vthread_extent, a vectorized loop wider than
+// vector_unit_bytes, a root GPU stage whose loops run more than once with no
+// blockIdx/threadIdx binding at all (a kernel that binds only threadIdx, as
+// Ansor does for small stages, is accepted), a stage binding a thread axis
+// its kernel's root does not bind or wider than the root's, blockIdx bound
+// outside a kernel's root stage, a reduction that accumulates into shared or
+// global memory outside any threadIdx loop of a multi-thread block (every
+// thread would update the same elements), shared/local scope on a GPU root
+// stage, an output computed at a loop, and a consumer computed outside its
+// producer's attach point. Cross-thread reductions (a reduce loop bound to a
+// thread axis) and loops fusing spatial with reduce iterators are not
 // supported yet and give Unimplemented.
 #ifndef PRUNER_COMMON_LOWER_LOWER_H_
 #define PRUNER_COMMON_LOWER_LOWER_H_

@@ -3,8 +3,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
 #include "absl/strings/str_join.h"
+#include "common/ir/absl_compat.h"
+#include "common/lower/index_simplify.h"
 
 namespace pruner {
 
@@ -40,6 +41,16 @@ int64_t Buffer::num_elements() const {
 }
 
 int64_t Buffer::bytes() const { return num_elements() * DTypeBytes(dtype); }
+
+std::vector<Expr> GlobalCoordinates(const Buffer& buffer, const std::vector<Expr>& indices) {
+  std::vector<Expr> out;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    out.push_back(d < buffer.region_min.size()
+                      ? SimplifyIndex(Add(indices[d], buffer.region_min[d]))
+                      : indices[d]);
+  }
+  return out;
+}
 
 const char* ForKindName(ForKind kind) {
   switch (kind) {

@@ -22,6 +22,14 @@
 //   hardware index of that dimension, and its body runs only where the index
 //   is below `extent`, which may be smaller than the kernel's launch
 //   dimension when stages of one kernel bind different extents.
+// - A vthread loop is a serial loop around whatever the schedule put inside
+//   it, as in TVM's IR before virtual-thread injection: a local buffer
+//   allocated inside it holds one virtual thread's tile (registers per real
+//   thread = that times the vthread extent), and a shared fetch inside it
+//   runs once per virtual thread unless codegen hoists the statements that
+//   do not use the vthread variable (TVM's InjectVirtualThread does).
+// - Guards sit directly around the store they protect, never around
+//   attached stages or barriers.
 #ifndef PRUNER_COMMON_LOWER_PROGRAM_H_
 #define PRUNER_COMMON_LOWER_PROGRAM_H_
 
@@ -44,7 +52,7 @@ namespace pruner {
 
 enum class MemScope : uint8_t { kGlobal, kShared, kLocal };
 const char* MemScopeName(MemScope scope);  // "global" "shared" "local"
-// "global", "shared", "local"; anything else is an error (std::nullopt).
+// "global" (or ""), "shared", "local"; anything else gives std::nullopt.
 std::optional<MemScope> ParseMemScope(std::string_view name);
 
 enum class BufferRole : uint8_t {
@@ -75,6 +83,12 @@ struct Buffer {
   int64_t num_elements() const;
   int64_t bytes() const;
 };
+
+// Global tensor coordinates of an access to `buffer` at buffer-relative
+// `indices`: indices + region_min, simplified. Analyses that ask "does loop
+// v change which element of the tensor is touched" should look at these
+// rather than at the tile-local indices (specs/pruner.md §2.1 [REC]).
+std::vector<Expr> GlobalCoordinates(const Buffer& buffer, const std::vector<Expr>& indices);
 
 // ------------------------------------------------------------- Statements --
 
@@ -167,7 +181,7 @@ struct Kernel {
   std::array<int64_t, 3> grid = {1, 1, 1};   // blockIdx extents x, y, z
   std::array<int64_t, 3> block = {1, 1, 1};  // threadIdx extents x, y, z
   int64_t shared_bytes = 0;                  // all shared buffers of the kernel
-  int64_t local_bytes_per_thread = 0;        // all local buffers of the kernel
+  int64_t local_bytes_per_thread = 0;        // all local buffers (per vthread)
   Stmt body;
 
   int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }

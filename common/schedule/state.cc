@@ -28,6 +28,20 @@ OpRef WithBody(const Op& op, Expr body) {
   return copy;
 }
 
+// The same tensor (id, name, spatial axes, attrs) with no reduction and no
+// body yet: what cache_write and rfactor turn the original stage into.
+std::shared_ptr<Op> SpatialShell(const Op& op) {
+  auto shell = std::make_shared<Op>();
+  shell->id = op.id;
+  shell->name = op.name;
+  shell->kind = OpKind::kCompute;
+  shell->dtype = op.dtype;
+  shell->shape = op.shape;
+  shell->axes = op.axes;
+  shell->attrs = op.attrs;
+  return shell;
+}
+
 int NextTensorId(const std::vector<Stage>& stages) {
   int id = 0;
   for (const Stage& s : stages) id = std::max(id, s.op->id + 1);
@@ -503,14 +517,7 @@ absl::Status State::ApplyCacheWrite(const Step& step) {
   cache->id = NextTensorId(stages_);
   cache->name = absl::StrCat(op.name, ".", step.scope);
   cache->attrs["cache"] = step.scope;
-  auto copy = std::make_shared<Op>();
-  copy->id = op.id;
-  copy->name = op.name;
-  copy->kind = OpKind::kCompute;
-  copy->dtype = op.dtype;
-  copy->shape = op.shape;
-  copy->axes = op.axes;
-  copy->attrs = op.attrs;
+  auto copy = SpatialShell(op);
   std::vector<Expr> indices;
   for (size_t d = 0; d < op.axes.size(); ++d) indices.push_back(Var(static_cast<int>(d), op.axes[d].name));
   copy->body = Read(cache->id, cache->name, op.dtype, indices);
@@ -555,7 +562,7 @@ absl::Status State::ApplyRfactor(const Step& step) {
   rf->kind = OpKind::kCompute;
   rf->dtype = op.dtype;
   rf->reduce = op.reduce;
-  rf->attrs["rfactor"] = "1";
+  rf->attrs.emplace("rfactor", "1");
   std::vector<int> spatial_nodes;  // rf spatial axis → old node
   for (int a = 0; a < num_spatial; ++a) spatial_nodes.push_back(a);
   spatial_nodes.insert(spatial_nodes.begin() + step.factor_iter, factored);
@@ -584,15 +591,8 @@ absl::Status State::ApplyRfactor(const Step& step) {
   if (in_range) body = Select(in_range, body, FloatImm(ReduceIdentity(op.reduce), op.dtype));
   rf->body = body;
   // The original becomes a reduction over the factored axis of rf.
-  auto final_op = std::make_shared<Op>();
-  final_op->id = op.id;
-  final_op->name = op.name;
-  final_op->kind = OpKind::kCompute;
-  final_op->dtype = op.dtype;
-  final_op->shape = op.shape;
-  final_op->axes = op.axes;
+  auto final_op = SpatialShell(op);
   final_op->reduce = op.reduce;
-  final_op->attrs = op.attrs;
   final_op->reduce_axes = {Axis{old.nodes[factored].name, old.nodes[factored].extent}};
   std::vector<Expr> rf_indices;
   for (int a = 0; a < num_spatial; ++a) rf_indices.push_back(Var(a, op.axes[a].name));

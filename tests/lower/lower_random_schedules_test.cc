@@ -2,7 +2,9 @@
 // several operators on a CPU and a GPU profile: every schedule the sampler
 // accepts must lower, and its program must compute what the reference
 // computes.
+#include <cctype>
 #include <iostream>
+#include <ostream>
 #include <map>
 #include <string>
 
@@ -24,6 +26,22 @@ struct Case {
   const char* spec;
   bool gpu;
 };
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.spec << (c.gpu ? " gpu" : " cpu"); }
+
+// "matmul_M33_K20_N17_gpu": the spec with every non-alphanumeric run as '_'.
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  std::string name;
+  for (const char* p = info.param.spec; *p != '\0'; ++p) {
+    const bool alnum = std::isalnum(static_cast<unsigned char>(*p)) != 0;
+    if (alnum) {
+      name.push_back(*p);
+    } else if (!name.empty() && name.back() != '_') {
+      name.push_back('_');
+    }
+  }
+  return name + (info.param.gpu ? "_gpu" : "_cpu");
+}
 
 class RandomSchedules : public ::testing::TestWithParam<Case> {};
 
@@ -139,7 +157,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"max_pool2d:C=3,H=9,W=9,kernel=3,stride=2,pad=1", false},
                       Case{"max_pool2d:C=3,H=9,W=9,kernel=3,stride=2,pad=1", true},
                       Case{"batch_matmul:B=2,M=12,K=16,N=10", false},
-                      Case{"batch_matmul:B=2,M=12,K=16,N=10", true}));
+                      Case{"batch_matmul:B=2,M=12,K=16,N=10", true}),
+    CaseName);
 
 }  // namespace
 }  // namespace pruner
