@@ -1,0 +1,118 @@
+#include "common/codegen/cpu_kernel.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace pruner {
+namespace {
+
+// Generated modules use OpenMP. If the last module holding libgomp were
+// dlclosed, libgomp would be unmapped under its idle worker threads; loading
+// it once with RTLD_NODELETE keeps it for the life of the process.
+void PinOpenMpRuntime() {
+  static std::once_flag once;
+  std::call_once(once, [] { dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE); });
+}
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+using AlignedFloats = std::unique_ptr<float[], FreeDeleter>;
+
+AlignedFloats AllocateAligned(int64_t elements) {
+  const size_t bytes = (static_cast<size_t>(std::max<int64_t>(elements, 1)) * sizeof(float) + 63) /
+                       64 * 64;
+  return AlignedFloats(static_cast<float*>(std::aligned_alloc(64, bytes)));
+}
+
+}  // namespace
+
+absl::StatusOr<LoadedKernel> LoadedKernel::Load(const BuiltModule& module) {
+  PinOpenMpRuntime();
+  void* handle = dlopen(module.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    return absl::InternalError(absl::StrCat("dlopen ", module.path, ": ", dlerror()));
+  }
+  void* entry = dlsym(handle, module.symbol.c_str());
+  if (entry == nullptr) {
+    const std::string error = dlerror();
+    dlclose(handle);
+    return absl::InternalError(absl::StrCat("dlsym ", module.symbol, ": ", error));
+  }
+  return LoadedKernel(handle, reinterpret_cast<CpuEntryFn>(entry), module.symbol);
+}
+
+LoadedKernel::LoadedKernel(LoadedKernel&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)),
+      entry_(std::exchange(other.entry_, nullptr)),
+      symbol_(std::move(other.symbol_)) {}
+
+LoadedKernel& LoadedKernel::operator=(LoadedKernel&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) dlclose(handle_);
+    handle_ = std::exchange(other.handle_, nullptr);
+    entry_ = std::exchange(other.entry_, nullptr);
+    symbol_ = std::move(other.symbol_);
+  }
+  return *this;
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+absl::StatusOr<std::vector<Tensor>> RunCpuKernel(const LoadedKernel& kernel,
+                                                 const Program& program,
+                                                 const std::vector<Tensor>& inputs) {
+  if (inputs.size() != program.inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the program takes ", program.inputs.size(),
+                                                   " inputs, got ", inputs.size()));
+  }
+  std::vector<AlignedFloats> storage;
+  std::vector<float*> args;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Buffer& b = program.buffer(program.inputs[i]);
+    if (inputs[i].shape != b.shape) {
+      return absl::InvalidArgumentError(absl::StrCat("input ", b.name, " has shape ",
+                                                     ShapeToString(inputs[i].shape),
+                                                     ", expected ", ShapeToString(b.shape)));
+    }
+    storage.push_back(AllocateAligned(b.num_elements()));
+    std::copy(inputs[i].data.begin(), inputs[i].data.end(), storage.back().get());
+    args.push_back(storage.back().get());
+  }
+  for (int id : program.outputs) {
+    storage.push_back(AllocateAligned(program.buffer(id).num_elements()));
+    args.push_back(storage.back().get());
+  }
+  for (float* p : args) {
+    if (p == nullptr) return absl::ResourceExhaustedError("cannot allocate kernel arguments");
+  }
+  const int rc = kernel.entry()(args.data());
+  if (rc == kCpuErrorOutOfMemory) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("kernel ", kernel.symbol(), " could not allocate its buffers"));
+  }
+  if (rc != 0) {
+    return absl::InternalError(absl::StrCat("kernel ", kernel.symbol(), " returned ", rc));
+  }
+  std::vector<Tensor> outputs;
+  for (size_t k = 0; k < program.outputs.size(); ++k) {
+    const Buffer& b = program.buffer(program.outputs[k]);
+    Tensor t = Tensor::Zeros(b.shape, b.dtype);
+    const float* data = args[inputs.size() + k];
+    std::copy(data, data + t.num_elements(), t.data.begin());
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+}
+
+}  // namespace pruner

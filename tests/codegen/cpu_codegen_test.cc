@@ -1,0 +1,130 @@
+// Hand-written CPU schedules (and the naive schedule of every operator):
+// generated C++, built by the system compiler, run, and compared with the
+// reference executor.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "common/codegen/cpu_codegen.h"
+#include "common/ir/ops.h"
+#include "common/ir/reference.h"
+#include "common/lower/lower.h"
+#include "gtest/gtest.h"
+#include "tests/codegen/cpu_check_util.h"
+#include "tests/lower/lower_test_util.h"
+
+namespace pruner {
+namespace {
+
+using testing::BuildRunAndCompare;
+using testing::ReplayText;
+using testing::Share;
+
+// Ansor's CPU sketch for C = A x B (see tests/lower/lower_cpu_test.cc):
+// parallel fused outer loops, vectorized inner loops, auto-unroll.
+std::string CpuMatmulSteps(int64_t m, int64_t k, int64_t n) {
+  return "CHW 2 local; "
+         "SP 2 0 " + std::to_string(m) + " [2,4,2]; SP 2 4 " + std::to_string(n) +
+         " [2,2,4]; SP 2 8 " + std::to_string(k) + " [8]; "
+         "RE 2 [0,4,1,5,8,2,6,9,3,7]; "
+         "FSP 3 0 1 2; FSP 3 3 2 2; RE 3 [0,3,1,4,2,5]; "
+         "CA 2 3 3; FU 3 [0,1]; AN 3 0 parallel; AN 2 9 vectorize; AN 3 4 vectorize; "
+         "PR 2 0 auto_unroll_max_step$16";
+}
+
+class CpuCodegen : public ::testing::Test {
+ protected:
+  void SetUp() override { work_dir_ = testing::MakeWorkDir("codegen_test"); }
+  void TearDown() override { std::filesystem::remove_all(work_dir_); }
+
+  // Replays `steps` on `dag`, lowers for the local CPU, builds, runs and
+  // compares; returns the generated source.
+  std::string Check(std::shared_ptr<const ComputeDag> dag, const std::string& steps) {
+    absl::StatusOr<State> state = ReplayText(dag, steps);
+    EXPECT_TRUE(state.ok()) << state.status();
+    if (!state.ok()) return "";
+    absl::StatusOr<Program> program = Lower(*state, device_);
+    EXPECT_TRUE(program.ok()) << program.status();
+    if (!program.ok()) return "";
+    const std::vector<Tensor> inputs = RandomInputs(*dag, 7);
+    absl::StatusOr<std::vector<Tensor>> want = RunReference(*dag, inputs);
+    EXPECT_TRUE(want.ok()) << want.status();
+    if (!want.ok()) return "";
+    absl::Status st = BuildRunAndCompare(*program, device_, options_, work_dir_, inputs, *want);
+    EXPECT_TRUE(st.ok()) << st << "\n" << program->ToString();
+    absl::StatusOr<CpuKernelSource> source = GenerateCpuSource(*program, device_);
+    return source.ok() ? source->code : "";
+  }
+
+  const DeviceProfile device_ = DetectLocalCpu();
+  CpuBuildOptions options_;
+  std::string work_dir_;
+};
+
+TEST_F(CpuCodegen, TiledMatmulMatchesReference) {
+  const std::string code = Check(Share(Matmul(64, 64, 64)), CpuMatmulSteps(64, 64, 64));
+  EXPECT_TRUE(absl::StrContains(code, "#pragma omp parallel for")) << code;
+  EXPECT_TRUE(absl::StrContains(code, "#pragma omp simd")) << code;
+  EXPECT_TRUE(absl::StrContains(code, "#pragma GCC unroll")) << code;
+  EXPECT_TRUE(absl::StrContains(code, "alignas(64) float")) << code;
+}
+
+TEST_F(CpuCodegen, NonDivisibleTiledMatmulMatchesReference) {
+  const std::string code = Check(Share(Matmul(65, 17, 33)), CpuMatmulSteps(65, 17, 33));
+  EXPECT_TRUE(absl::StrContains(code, "if (")) << code;
+}
+
+TEST_F(CpuCodegen, Conv2dWithInlinedPaddingMatchesReference) {
+  Conv2dParams c;
+  c.batch = 1;
+  c.in_channels = 4;
+  c.height = 7;
+  c.width = 7;
+  c.out_channels = 8;
+  c.kernel_h = 3;
+  c.kernel_w = 3;
+  c.pad_h = 1;
+  c.pad_w = 1;
+  Check(Share(Conv2dNchw(c)),
+        "CI 2; CHW 3 local; SP 3 1 8 [2,2]; SP 3 4 7 [4]; SP 3 7 4 [2]; "
+        "RE 3 [0,1,4,2,7,9,5,8,10,3,6]; SP 4 1 8 [4]; CA 3 4 1; AN 4 1 parallel; "
+        "AN 4 4 vectorize");
+}
+
+// The naive schedule (no steps) of every operator: root intermediates on the
+// heap, padding selects, reductions with their init nests.
+TEST_F(CpuCodegen, NaiveScheduleOfEveryOperatorMatchesReference) {
+  for (const std::string& spec : testing::CpuCheckOperators()) {
+    SCOPED_TRACE(spec);
+    Check(Share(BuildOperator(spec)), "");
+  }
+}
+
+TEST_F(CpuCodegen, SymbolIsStableAndNamesAreSanitized) {
+  auto dag = Share(Matmul(16, 16, 16));
+  absl::StatusOr<State> state = ReplayText(dag, CpuMatmulSteps(16, 16, 16));
+  ASSERT_TRUE(state.ok()) << state.status();
+  absl::StatusOr<Program> program = Lower(*state, device_);
+  ASSERT_TRUE(program.ok()) << program.status();
+  absl::StatusOr<CpuKernelSource> a = GenerateCpuSource(*program, device_);
+  absl::StatusOr<CpuKernelSource> b = GenerateCpuSource(*program, device_);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->symbol, b->symbol);
+  EXPECT_EQ(a->code, b->code);
+  EXPECT_TRUE(absl::StartsWith(a->symbol, "pruner_cpu_"));
+  EXPECT_EQ(a->num_inputs, 2);
+  EXPECT_EQ(a->num_outputs, 1);
+  EXPECT_FALSE(absl::StrContains(a->code, ".local[")) << a->code;
+}
+
+TEST_F(CpuCodegen, GpuProgramsAreRejected) {
+  Program program;
+  program.target = DeviceKind::kGpu;
+  EXPECT_EQ(GenerateCpuSource(program, device_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace pruner
