@@ -1,0 +1,93 @@
+#include "common/measure/cuda_runner_sandboxed.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/codegen/cuda_driver.h"
+#include "common/codegen/cuda_runner.h"
+#include "common/measure/sandbox.h"
+
+namespace pruner {
+namespace {
+
+absl::Status CompareOutputs(const Program& program, const std::vector<Tensor>& got,
+                            const std::vector<Tensor>& expected, const MeasureOptions& options) {
+  if (got.size() != expected.size()) {
+    return absl::InternalError(absl::StrCat(got.size(), " outputs, expected ", expected.size()));
+  }
+  for (size_t k = 0; k < got.size(); ++k) {
+    const absl::Status close = CheckAllClose(got[k], expected[k], options.rtol, options.atol);
+    if (!close.ok()) {
+      return absl::InternalError(absl::StrCat("output ", program.buffer(program.outputs[k]).name,
+                                              ": ", close.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+RunOutcome RunInChild(const Program& program, const CudaModuleSource& module,
+                      const std::string& image, const std::vector<Tensor>& inputs,
+                      const std::vector<Tensor>& expected, const MeasureOptions& options) {
+  auto device = CudaDevice::Open(0);
+  if (!device.ok()) {
+    return RunOutcome::Failure(MeasureError::kDeviceError, "run",
+                               std::string(device.status().message()));
+  }
+  auto first = RunCudaModule(**device, program, module, image, inputs);
+  if (!first.ok()) {
+    return RunOutcome::Failure(MeasureError::kRunError, "run", std::string(first.status().message()));
+  }
+  if (absl::Status s = CompareOutputs(program, first->outputs, expected, options); !s.ok()) {
+    return RunOutcome::Failure(MeasureError::kWrongResult, "check", std::string(s.message()));
+  }
+  // RunCudaModule launches once untimed before its timed launches (the
+  // warm-up); each repeat is one call timing `number` launch sequences.
+  RunOutcome outcome;
+  double number = std::max(options.number, 1);
+  while (static_cast<int>(outcome.repeat_costs_s.size()) < std::max(options.repeat, 1)) {
+    auto timed = RunCudaModule(**device, program, module, image, inputs, static_cast<int>(number));
+    if (!timed.ok()) {
+      return RunOutcome::Failure(MeasureError::kRunError, "run", std::string(timed.status().message()));
+    }
+    const double per_call_ms = timed->ms_per_run;
+    if (per_call_ms * number < options.min_repeat_ms) {
+      const double wanted = options.min_repeat_ms / std::max(per_call_ms, 1e-6) + 1;
+      number = std::min(std::max(wanted, number * 1.618), 1e7);
+      continue;
+    }
+    outcome.repeat_costs_s.push_back(per_call_ms / 1e3);
+  }
+  return outcome;
+}
+
+}  // namespace
+
+RunOutcome ProbeCudaDevice() {
+  return OutcomeFromSandboxReply(RunInSandbox(
+      [] {
+        auto count = CudaDeviceCount();
+        if (!count.ok()) {
+          return EncodeRunOutcome(RunOutcome::Failure(MeasureError::kDeviceError, "run",
+                                                      std::string(count.status().message())));
+        }
+        if (*count < 1) {
+          return EncodeRunOutcome(
+              RunOutcome::Failure(MeasureError::kDeviceError, "run", "no CUDA device"));
+        }
+        return EncodeRunOutcome(RunOutcome{});
+      },
+      30));
+}
+
+RunOutcome RunCudaModuleSandboxed(const Program& program, const CudaModuleSource& module,
+                                  const std::string& image, const std::vector<Tensor>& inputs,
+                                  const std::vector<Tensor>& expected,
+                                  const MeasureOptions& options) {
+  return OutcomeFromSandboxReply(RunInSandbox(
+      [&] { return EncodeRunOutcome(RunInChild(program, module, image, inputs, expected, options)); },
+      options.run_timeout_s));
+}
+
+}  // namespace pruner

@@ -1,0 +1,100 @@
+// The sandbox and the guard pages on their own, without any compiler.
+#include "common/measure/sandbox.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "absl/status/status.h"
+#include "common/measure/guarded_buffer.h"
+#include "gtest/gtest.h"
+
+namespace pruner {
+namespace {
+
+TEST(SandboxTest, ReturnsTheBodysReply) {
+  SandboxReply reply = RunInSandbox([] { return std::string("hello\0world", 11); }, 10);
+  ASSERT_TRUE(reply.payload.ok()) << reply.payload.status();
+  EXPECT_EQ(*reply.payload, std::string("hello\0world", 11));
+  EXPECT_GT(reply.wall_s, 0);
+}
+
+TEST(SandboxTest, LargeReplyPassesThePipe) {
+  SandboxReply reply = RunInSandbox([] { return std::string(1 << 20, 'x'); }, 10);
+  ASSERT_TRUE(reply.payload.ok()) << reply.payload.status();
+  EXPECT_EQ(reply.payload->size(), size_t{1} << 20);
+}
+
+TEST(SandboxTest, SignalIsNamed) {
+  SandboxReply reply = RunInSandbox(
+      [] {
+        raise(SIGBUS);
+        return std::string();
+      },
+      10);
+  ASSERT_TRUE(absl::IsInternal(reply.payload.status())) << reply.payload.status();
+  std::printf("SIGBUS: %s\n", std::string(reply.payload.status().message()).c_str());
+  EXPECT_NE(reply.payload.status().message().find("SIGBUS"), absl::string_view::npos);
+}
+
+TEST(SandboxTest, HangIsKilledAtTheDeadline) {
+  SandboxReply reply = RunInSandbox(
+      [] {
+        for (;;) pause();
+        return std::string();
+      },
+      0.3);
+  EXPECT_TRUE(absl::IsDeadlineExceeded(reply.payload.status())) << reply.payload.status();
+  EXPECT_GE(reply.wall_s, 0.3);
+  EXPECT_LT(reply.wall_s, 5);
+  std::printf("hang: %s\n", std::string(reply.payload.status().message()).c_str());
+}
+
+TEST(SandboxTest, ExitWithoutReplyIsAnError) {
+  SandboxReply reply = RunInSandbox(
+      [] {
+        _exit(3);
+        return std::string();
+      },
+      10);
+  ASSERT_TRUE(absl::IsInternal(reply.payload.status())) << reply.payload.status();
+  EXPECT_NE(reply.payload.status().message().find("status 3"), absl::string_view::npos);
+}
+
+TEST(GuardedBufferTest, AlignedFlushAgainstTheEndWithCanaries) {
+  for (int64_t n : {0, 1, 35, 1024, 4096 / 4, 100000}) {
+    auto b = GuardedBuffer::Allocate(n);
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % 64, 0u);
+    for (int64_t i = 0; i < n; ++i) b->data()[i] = 1.0f;
+    EXPECT_TRUE(b->CanaryIntact()) << n;
+  }
+  auto b = GuardedBuffer::Allocate(35);
+  ASSERT_TRUE(b.ok());
+  b->data()[35] = 0;  // inside the 64-byte rounding slack
+  EXPECT_FALSE(b->CanaryIntact());
+  auto c = GuardedBuffer::Allocate(35);
+  ASSERT_TRUE(c.ok());
+  c->data()[-1] = 0;
+  EXPECT_FALSE(c->CanaryIntact());
+}
+
+TEST(GuardedBufferTest, WritePastTheEndFaultsInTheChild) {
+  auto b = GuardedBuffer::Allocate(1024);  // 4 KiB: ends exactly at the guard page
+  ASSERT_TRUE(b.ok());
+  float* data = b->data();
+  SandboxReply reply = RunInSandbox(
+      [data] {
+        static_cast<volatile float*>(data)[1024] = 1.0f;
+        return std::string("survived");
+      },
+      10);
+  ASSERT_FALSE(reply.payload.ok()) << "the write past the end did not fault";
+  EXPECT_NE(reply.payload.status().message().find("SIGSEGV"), absl::string_view::npos)
+      << reply.payload.status();
+}
+
+}  // namespace
+}  // namespace pruner
