@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev
   nlohmann-json3-dev libcli11-dev
+  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev
 )
 
 missing=()
