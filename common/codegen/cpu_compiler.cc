@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/codegen/cpu_process.h"
+#include "common/codegen/child_process.h"
 
 namespace pruner {
 namespace {
@@ -55,8 +55,8 @@ absl::Status Compile(std::vector<std::string> argv, const std::string& log_path,
                      const CpuBuildOptions& options, std::string* command,
                      double* seconds) {
   *command = absl::StrJoin(argv, " ");
-  absl::StatusOr<cpu_codegen::ProcessResult> run =
-      cpu_codegen::RunProcess(argv, log_path, options.timeout);
+  absl::StatusOr<ProcessResult> run =
+      RunProcess(argv, log_path, options.timeout);
   if (!run.ok()) return run.status();
   *seconds = absl::ToDoubleSeconds(run->elapsed);
   if (run->timed_out) {

@@ -11,13 +11,13 @@ add_library(pruner_codegen_cuda STATIC
   ${CMAKE_CURRENT_LIST_DIR}/cuda_expr.cc
   ${CMAKE_CURRENT_LIST_DIR}/cuda_names.cc
   ${CMAKE_CURRENT_LIST_DIR}/cuda_nvrtc.cc
-  ${CMAKE_CURRENT_LIST_DIR}/cuda_process.cc
   ${CMAKE_CURRENT_LIST_DIR}/cuda_ptxas.cc
   ${CMAKE_CURRENT_LIST_DIR}/cuda_runner.cc
   ${CMAKE_CURRENT_LIST_DIR}/cuda_toolkit_paths.cc
 )
 target_link_libraries(pruner_codegen_cuda
   PUBLIC
+    pruner_child_process
     pruner_lower
     pruner_device
     pruner_ir

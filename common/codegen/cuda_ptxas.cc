@@ -13,8 +13,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "common/codegen/child_process.h"
 #include "common/codegen/cuda_nvrtc.h"
-#include "common/codegen/cuda_process.h"
 #include "common/codegen/cuda_toolkit_paths.h"
 #include "common/ir/absl_compat.h"
 
@@ -136,10 +137,15 @@ absl::StatusOr<CudaResourceReport> RunPtxas(std::string_view ptx, std::string_vi
     out.write(ptx.data(), static_cast<std::streamsize>(ptx.size()));
     if (!out) return absl::InternalError("build error: cannot write the PTX for ptxas");
   }
+  TempFile log(".log");
   absl::StatusOr<ProcessResult> run = RunProcess(
       {*ptxas, "-v", "-O3", "--gpu-name", arch->sm_name(), input.path(), "-o", output.path()},
-      timeout_s);
+      log.path(), absl::Seconds(timeout_s));
   if (!run.ok()) return run.status();
+  if (run->timed_out) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("build timeout: ptxas killed after ", timeout_s, " s"));
+  }
   if (run->exit_code != 0) {
     if (run->output.find("too much shared data") != std::string::npos) {
       return absl::InvalidArgumentError(

@@ -1,8 +1,8 @@
-// Runs a child process (the system compiler) with a wall-clock limit: the
+// Runs a child process (the system compiler, ptxas) with a wall-clock limit: the
 // child gets its own process group, so that on timeout the whole group (g++
 // and the cc1plus/as/ld it spawned) is killed, not just the driver.
-#ifndef PRUNER_COMMON_CODEGEN_CPU_PROCESS_H_
-#define PRUNER_COMMON_CODEGEN_CPU_PROCESS_H_
+#ifndef PRUNER_COMMON_CODEGEN_CHILD_PROCESS_H_
+#define PRUNER_COMMON_CODEGEN_CHILD_PROCESS_H_
 
 #include <string>
 #include <vector>
@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
-namespace pruner::cpu_codegen {
+namespace pruner {
 
 struct ProcessResult {
   int exit_code = -1;   // valid when !timed_out and signal == 0
@@ -26,6 +26,6 @@ struct ProcessResult {
 absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
                                          const std::string& log_path, absl::Duration timeout);
 
-}  // namespace pruner::cpu_codegen
+}  // namespace pruner
 
-#endif  // PRUNER_COMMON_CODEGEN_CPU_PROCESS_H_
+#endif  // PRUNER_COMMON_CODEGEN_CHILD_PROCESS_H_

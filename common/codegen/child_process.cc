@@ -1,4 +1,4 @@
-#include "common/codegen/cpu_process.h"
+#include "common/codegen/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace pruner::cpu_codegen {
+namespace pruner {
 namespace {
 
 // Compiler diagnostics can be megabytes (template errors); the tail is what
@@ -99,4 +99,4 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
   return result;
 }
 
-}  // namespace pruner::cpu_codegen
+}  // namespace pruner
