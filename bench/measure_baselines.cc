@@ -20,12 +20,6 @@
 namespace pruner::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 // 12 independent accumulators: more than the FMA latency (4 cycles) times
 // the FMA issue width (2), so the loop is throughput-bound. Returns a value
 // derived from the accumulators so nothing is optimized away.

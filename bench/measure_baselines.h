@@ -6,12 +6,20 @@
 #ifndef PRUNER_BENCH_MEASURE_BASELINES_H_
 #define PRUNER_BENCH_MEASURE_BASELINES_H_
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "common/ir/tensor.h"
 
 namespace pruner::bench {
+
+using Clock = std::chrono::steady_clock;
+
+// Seconds elapsed since `t`.
+inline double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 struct FmaPeak {
   double gflops = 0;        // best of the variants, all threads

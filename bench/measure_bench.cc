@@ -60,12 +60,6 @@
 namespace pruner::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 constexpr double kRtol = 1e-3;
 constexpr double kAtol = 1e-4;
 
