@@ -19,20 +19,10 @@ namespace pruner {
 namespace {
 
 using testing::BuildRunAndCompare;
+using testing::CpuMatmulSteps;
 using testing::ReplayText;
 using testing::Share;
 
-// Ansor's CPU sketch for C = A x B (see tests/lower/lower_cpu_test.cc):
-// parallel fused outer loops, vectorized inner loops, auto-unroll.
-std::string CpuMatmulSteps(int64_t m, int64_t k, int64_t n) {
-  return "CHW 2 local; "
-         "SP 2 0 " + std::to_string(m) + " [2,4,2]; SP 2 4 " + std::to_string(n) +
-         " [2,2,4]; SP 2 8 " + std::to_string(k) + " [8]; "
-         "RE 2 [0,4,1,5,8,2,6,9,3,7]; "
-         "FSP 3 0 1 2; FSP 3 3 2 2; RE 3 [0,3,1,4,2,5]; "
-         "CA 2 3 3; FU 3 [0,1]; AN 3 0 parallel; AN 2 9 vectorize; AN 3 4 vectorize; "
-         "PR 2 0 auto_unroll_max_step$16";
-}
 
 class CpuCodegen : public ::testing::Test {
  protected:

@@ -11,23 +11,12 @@ namespace pruner {
 namespace {
 
 using testing::CountLoops;
+using testing::CpuMatmulSteps;
 using testing::CountStmts;
 using testing::LowerAndCheck;
 using testing::Share;
 using testing::TestCpu;
 
-// Ansor's CPU sketch for C = A x B: cache_write into C.local tiled SSRSRS,
-// the consumer C tiled by the first two levels and C.local computed at its
-// second level, outer loops fused and parallel, inner loops vectorized.
-std::string CpuMatmulSteps(int64_t m, int64_t k, int64_t n) {
-  return "CHW 2 local; "
-         "SP 2 0 " + std::to_string(m) + " [2,4,2]; SP 2 4 " + std::to_string(n) +
-         " [2,2,4]; SP 2 8 " + std::to_string(k) + " [8]; "
-         "RE 2 [0,4,1,5,8,2,6,9,3,7]; "
-         "FSP 3 0 1 2; FSP 3 3 2 2; RE 3 [0,3,1,4,2,5]; "
-         "CA 2 3 3; FU 3 [0,1]; AN 3 0 parallel; AN 2 9 vectorize; AN 3 4 vectorize; "
-         "PR 2 0 auto_unroll_max_step$16";
-}
 
 TEST(LowerCpu, TiledMatmulWithCacheWriteMatchesReference) {
   auto dag = Share(Matmul(64, 64, 64));

@@ -39,6 +39,12 @@ absl::StatusOr<Program> LowerAndCheck(std::shared_ptr<const ComputeDag> dag,
 // with cooperative fetching (vectorized by `vec`); C's levels bound to
 // blockIdx / vthread / threadIdx. `i` and `j` are the four inner lengths of
 // each spatial split ("[2,4,2,2]"), `k` the two of the reduce split.
+// Ansor's CPU sketch for C = A x B as a sentence: cache_write into C.local
+// tiled SSRSRS, the consumer C tiled by the first two levels and C.local
+// computed at its second level, outer loops fused and parallel, inner loops
+// vectorized, auto-unroll 16.
+std::string CpuMatmulSteps(int64_t m, int64_t k, int64_t n);
+
 std::string GpuMatmulSteps(int64_t m, int64_t kk, int64_t n, const std::string& i,
                            const std::string& j, const std::string& k, int vec);
 
