@@ -1,7 +1,7 @@
-// The `pruner` command-line tool. Today it exposes the engine core: the
-// operator library, device profiles, sketches, and a check that random
-// schedules lower and compute the right answer. Tuning, the service and the
-// records database arrive with later issues.
+// The `pruner` command-line tool: the operator library, device profiles,
+// sketches, a check that random schedules lower and compute the right answer,
+// and in-process tuning against a records database (tune, best, records,
+// jobs, export, import). The service (server, workers) arrives with issue 5.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -10,6 +10,7 @@
 
 #include "CLI/CLI.hpp"
 #include "client/schedule_check.h"
+#include "client/tune_command.h"
 #include "common/device/device_profile.h"
 #include "common/device/device_profile_json.h"
 #include "common/ir/ops.h"
@@ -147,7 +148,65 @@ int main(int argc, char** argv) {
   auto* demo = app.add_subcommand("demo", "tour the engine on real operators (CPU and A100)");
   demo->add_option("--n", demo_n, "schedules per operator and device")->check(CLI::Range(1, 10000));
 
+  pruner::TuneCommand tune_command;
+  pruner::TuningOptions& topt = tune_command.options;
+  auto* tune = app.add_subcommand("tune", "tune operators or a network on the local CPU, in process");
+  tune->add_option("--db", tune_command.db, "records database (created if missing)");
+  tune->add_option("--op", tune_command.ops, "operator spec (repeatable), see `pruner ops`");
+  tune->add_option("--network", tune_command.network,
+                   "built-in network: resnet-50, mobilenet-v2, bert-base, bert-tiny");
+  tune->add_option("--device", tune_command.device, "device profile (the local CPU)");
+  tune->add_option("--resume", tune_command.resume_job, "continue a stopped job by id");
+  tune->add_option("--trials", topt.trial_budget, "trial budget (measured programs)")
+      ->check(CLI::Range(int64_t{1}, int64_t{10000000}));
+  tune->add_option("--per-round", topt.measures_per_round, "programs measured per round")
+      ->check(CLI::Range(1, 100000));
+  tune->add_option("--strategy", topt.strategy, "random, ansor-xgb, ansor-mlp, ansor-random");
+  tune->add_option("--scheduler", topt.scheduler, "gradient or round-robin");
+  tune->add_option("--early-stopping", topt.early_stopping, "trials without improvement (0: off)");
+  tune->add_option("--population", topt.population, "evolutionary population")
+      ->check(CLI::Range(1, 1000000));
+  tune->add_option("--seed", topt.seed, "random seed");
+  tune->add_option("--name", topt.name, "job name");
+  tune->add_option("--repeat", topt.measure.repeat, "timed repeats per candidate");
+  tune->add_option("--min-repeat-ms", topt.measure.min_repeat_ms, "minimum length of a repeat");
+  tune->add_option("--run-timeout", topt.measure.run_timeout_s, "seconds per sandboxed run");
+  tune->add_flag("--quiet", tune_command.quiet, "one line per round, no tables");
+
+  std::string db = "pruner.db", what, best_device;
+  bool show_program = false;
+  auto* best = app.add_subcommand("best", "best record of a job's tasks or of a workload");
+  best->add_option("what", what, "job id or workload key")->required();
+  best->add_option("--db", db, "records database");
+  best->add_option("--device", best_device, "device key (default: the job's)");
+  best->add_flag("--program", show_program, "print the lowered program");
+
+  std::string workload;
+  int64_t limit = 50;
+  auto* records = app.add_subcommand("records", "list records of a workload");
+  records->add_option("workload", workload, "workload key")->required();
+  records->add_option("--db", db, "records database");
+  records->add_option("--limit", limit, "at most this many (0: all)");
+
+  auto* jobs = app.add_subcommand("jobs", "list tuning jobs");
+  jobs->add_option("--db", db, "records database");
+
+  std::string path;
+  auto* export_cmd = app.add_subcommand("export", "write records as JSON lines");
+  export_cmd->add_option("path", path, "output file")->required();
+  export_cmd->add_option("--db", db, "records database");
+  export_cmd->add_option("--workload", workload, "only this workload");
+  auto* import_cmd = app.add_subcommand("import", "read records from JSON lines");
+  import_cmd->add_option("path", path, "input file")->required();
+  import_cmd->add_option("--db", db, "records database");
+
   CLI11_PARSE(app, argc, argv);
+  if (*tune) return pruner::RunTune(tune_command);
+  if (*best) return pruner::RunBest(db, what, best_device, show_program);
+  if (*records) return pruner::RunRecords(db, workload, limit);
+  if (*jobs) return pruner::RunJobs(db);
+  if (*export_cmd) return pruner::RunExport(db, path, workload);
+  if (*import_cmd) return pruner::RunImport(db, path);
   if (*ops) return pruner::ListOperators();
   if (*devices) return pruner::ListDevices(json);
   if (*sketches) return pruner::PrintSketches(op, device);

@@ -11,6 +11,7 @@ PACKAGES=(
   libtorch-dev
   nlohmann-json3-dev libcli11-dev
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev
+  libxgboost-dev
 )
 
 missing=()

@@ -1,0 +1,132 @@
+#include "common/graph/fusion.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/graph/stages.h"
+#include "common/graph/status_macros.h"
+
+namespace pruner {
+namespace {
+
+// Tensor names like "layer1.0.conv2d_1.weight" become identifiers
+// ("layer1_0_conv2d_1_weight") so that ComputeDag::ToString stays parseable.
+std::string IdentifierFor(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_');
+  }
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "t" + out;
+  return out;
+}
+
+// Appends to `group` (number `index`) the element-wise chain that follows
+// its last node, under the single-consumer rule of fusion.h.
+void GrowChain(const Graph& graph, int index, FusedGroup& group, std::vector<int>& group_of) {
+  while (true) {
+    const TensorId end = graph.node(group.nodes.back()).output;
+    if (graph.is_output(end)) return;
+    const std::vector<int>& consumers = graph.consumers(end);
+    if (consumers.size() != 1) return;
+    const int next = consumers[0];
+    if (ClassOf(graph.node(next).kind) != NodeClass::kElementwise || group_of[next] >= 0) return;
+    group.nodes.push_back(next);
+    group_of[next] = index;
+  }
+}
+
+void FillInputsAndOutput(const Graph& graph, const std::vector<int>& group_of, int index,
+                         FusedGroup& group) {
+  for (int n : group.nodes) {
+    for (TensorId in : graph.node(n).inputs) {
+      const int producer = graph.tensor(in).producer;
+      const bool inside = producer >= 0 && group_of[producer] == index;
+      if (!inside &&
+          std::find(group.inputs.begin(), group.inputs.end(), in) == group.inputs.end()) {
+        group.inputs.push_back(in);
+      }
+    }
+  }
+  group.output = graph.node(group.nodes.back()).output;
+}
+
+}  // namespace
+
+std::vector<FusedGroup> FuseGraph(const Graph& graph) {
+  std::vector<int> group_of(graph.num_nodes(), -1);
+  std::vector<FusedGroup> groups;
+  auto start = [&](int node, GroupKind kind) {
+    const int index = static_cast<int>(groups.size());
+    groups.push_back(FusedGroup{kind, {node}, {}, -1});
+    group_of[node] = index;
+    if (kind != GroupKind::kView) GrowChain(graph, index, groups.back(), group_of);
+  };
+  // Anchors first, so that they claim the element-wise ops after them.
+  for (const GraphNode& node : graph.nodes()) {
+    if (ClassOf(node.kind) == NodeClass::kAnchor) start(node.id, GroupKind::kAnchored);
+  }
+  for (const GraphNode& node : graph.nodes()) {
+    if (group_of[node.id] >= 0) continue;
+    start(node.id,
+          ClassOf(node.kind) == NodeClass::kLayout ? GroupKind::kView : GroupKind::kElementwise);
+  }
+  for (int i = 0; i < static_cast<int>(groups.size()); ++i) {
+    FillInputsAndOutput(graph, group_of, i, groups[i]);
+  }
+  std::sort(groups.begin(), groups.end(), [](const FusedGroup& a, const FusedGroup& b) {
+    return a.nodes.back() < b.nodes.back();
+  });
+  return groups;
+}
+
+FusedGroup SingleNodeGroup(const Graph& graph, int node) {
+  const GraphNode& n = graph.node(node);
+  const NodeClass cls = ClassOf(n.kind);
+  FusedGroup group{cls == NodeClass::kAnchor        ? GroupKind::kAnchored
+                   : cls == NodeClass::kElementwise ? GroupKind::kElementwise
+                                                    : GroupKind::kView,
+                   {node},
+                   {},
+                   n.output};
+  for (TensorId in : n.inputs) {
+    if (std::find(group.inputs.begin(), group.inputs.end(), in) == group.inputs.end()) {
+      group.inputs.push_back(in);
+    }
+  }
+  return group;
+}
+
+absl::StatusOr<ComputeDag> GroupToDag(const Graph& graph, const FusedGroup& group) {
+  if (group.kind == GroupKind::kView) {
+    return absl::InvalidArgumentError(absl::StrCat("layout node '", graph.node(group.nodes[0]).name,
+                                                   "' is a view and has no ComputeDag"));
+  }
+  StageBuilder b;
+  std::map<TensorId, int> stage_of;
+  for (TensorId in : group.inputs) {
+    stage_of[in] = b.Placeholder(IdentifierFor(graph.tensor(in).name), graph.tensor(in).shape);
+  }
+  for (int n : group.nodes) {
+    const GraphNode& node = graph.node(n);
+    std::vector<int> inputs;
+    for (TensorId in : node.inputs) {
+      auto it = stage_of.find(in);
+      if (it == stage_of.end()) {
+        return absl::InternalError(absl::StrCat("group of '", graph.node(group.nodes[0]).name,
+                                                "': node '", node.name, "' reads '",
+                                                graph.tensor(in).name,
+                                                "', which is neither a group input nor computed "
+                                                "earlier in the group"));
+      }
+      inputs.push_back(it->second);
+    }
+    GRAPH_ASSIGN_OR_RETURN(const int out, EmitNodeStages(b, node, inputs));
+    stage_of[node.output] = out;
+  }
+  return std::move(b).Build();
+}
+
+}  // namespace pruner

@@ -1,0 +1,95 @@
+#include "common/graph/graph_reference.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/graph/fusion.h"
+#include "common/graph/status_macros.h"
+#include "common/ir/reference.h"
+
+namespace pruner {
+namespace {
+
+// out[i0, .., in] = x[index with out axis d placed at perm[d]].
+Tensor TransposeTensor(const Tensor& x, const std::vector<int>& perm) {
+  std::vector<int64_t> shape;
+  for (int p : perm) shape.push_back(x.shape[p]);
+  Tensor out = Tensor::Zeros(shape, x.dtype);
+  const std::vector<int64_t> in_strides = x.strides();
+  for (int64_t flat = 0; flat < out.num_elements(); ++flat) {
+    const std::vector<int64_t> index = UnflattenIndex(flat, shape);
+    int64_t src = 0;
+    for (size_t d = 0; d < perm.size(); ++d) src += index[d] * in_strides[perm[d]];
+    out.data[flat] = x.data[src];
+  }
+  return out;
+}
+
+absl::StatusOr<Tensor> RunView(const GraphNode& node, const Tensor& x,
+                               const std::vector<int64_t>& out_shape) {
+  if (node.kind == NodeKind::kTranspose) return TransposeTensor(x, node.attrs.perm);
+  Tensor out = x;
+  out.shape = out_shape;
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::map<TensorId, Tensor>> RunGraph(const Graph& graph,
+                                                    const std::map<TensorId, Tensor>& feeds,
+                                                    GraphRunMode mode) {
+  std::map<TensorId, Tensor> values;
+  for (TensorId id = 0; id < static_cast<TensorId>(graph.tensors().size()); ++id) {
+    const GraphTensor& t = graph.tensor(id);
+    if (t.kind == TensorKind::kIntermediate) continue;
+    auto it = feeds.find(id);
+    if (it == feeds.end() || it->second.shape != t.shape) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "RunGraph: no feed of shape ", ShapeToString(t.shape), " for tensor '", t.name, "'"));
+    }
+    values[id] = it->second;
+  }
+  std::vector<FusedGroup> groups;
+  if (mode == GraphRunMode::kFused) {
+    groups = FuseGraph(graph);
+  } else {
+    for (int n = 0; n < graph.num_nodes(); ++n) groups.push_back(SingleNodeGroup(graph, n));
+  }
+  for (const FusedGroup& group : groups) {
+    std::vector<Tensor> inputs;
+    for (TensorId in : group.inputs) {
+      auto it = values.find(in);
+      if (it == values.end()) {
+        return absl::InternalError(absl::StrCat("RunGraph: tensor '", graph.tensor(in).name,
+                                                "' is read before it is computed"));
+      }
+      inputs.push_back(it->second);
+    }
+    if (group.kind == GroupKind::kView) {
+      GRAPH_ASSIGN_OR_RETURN(values[group.output], RunView(graph.node(group.nodes[0]), inputs[0],
+                                                           graph.tensor(group.output).shape));
+      continue;
+    }
+    GRAPH_ASSIGN_OR_RETURN(const ComputeDag dag, GroupToDag(graph, group));
+    GRAPH_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, RunReference(dag, inputs));
+    if (outputs.size() != 1) {
+      return absl::InternalError(absl::StrCat("RunGraph: the group of '",
+                                              graph.node(group.nodes[0]).name, "' has ",
+                                              outputs.size(), " outputs, expected 1"));
+    }
+    values[group.output] = std::move(outputs[0]);
+  }
+  return values;
+}
+
+std::map<TensorId, Tensor> RandomFeeds(const Graph& graph, uint64_t seed) {
+  std::map<TensorId, Tensor> feeds;
+  for (TensorId id = 0; id < static_cast<TensorId>(graph.tensors().size()); ++id) {
+    const GraphTensor& t = graph.tensor(id);
+    if (t.kind == TensorKind::kIntermediate) continue;
+    feeds[id] = RandomTensor(t.shape, seed * 1000003 + static_cast<uint64_t>(id));
+  }
+  return feeds;
+}
+
+}  // namespace pruner

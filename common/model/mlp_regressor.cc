@@ -1,0 +1,268 @@
+// The only translation unit of the project that includes LibTorch.
+#include "common/model/mlp_regressor.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace pruner {
+namespace {
+
+// TenSet's SegmentSumMLP (see the header).
+struct SegmentSumMlpImpl : torch::nn::Module {
+  SegmentSumMlpImpl(int64_t in_dim, int64_t hidden)
+      : enc0(register_module("enc0", torch::nn::Linear(in_dim, hidden))),
+        enc1(register_module("enc1", torch::nn::Linear(hidden, hidden))),
+        res0(register_module("res0", torch::nn::Linear(hidden, hidden))),
+        res1(register_module("res1", torch::nn::Linear(hidden, hidden))),
+        head(register_module("head", torch::nn::Linear(hidden, 1))) {}
+
+  // rows: [R, in_dim]; pack_of_row: [R] int64 in [0, num_packs).
+  torch::Tensor forward(const torch::Tensor& rows, const torch::Tensor& pack_of_row,
+                        int64_t num_packs) {
+    torch::Tensor x = torch::relu(enc1(torch::relu(enc0(rows))));
+    torch::Tensor sum = torch::zeros({num_packs, x.size(1)}, x.options()).index_add(0, pack_of_row, x);
+    sum = sum + torch::relu(res0(sum));
+    sum = sum + torch::relu(res1(sum));
+    return head(sum).squeeze(1);
+  }
+
+  torch::nn::Linear enc0, enc1, res0, res1, head;
+};
+TORCH_MODULE(SegmentSumMlp);
+
+// LambdaRank over one batch (one ranked list); see the header for the form.
+torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& labels) {
+  const int64_t n = scores.size(0);
+  torch::Tensor order = std::get<1>(scores.detach().sort(/*dim=*/0, /*descending=*/true));
+  torch::Tensor position = torch::empty_like(order);
+  position.index_put_({order}, torch::arange(n, order.options()));
+  // Discount 1 / log2(2 + position), positions counted from 0.
+  torch::Tensor discount = 1.0 / torch::log2(position.to(torch::kFloat) + 2.0);
+  torch::Tensor ideal = std::get<0>(labels.sort(/*dim=*/0, /*descending=*/true));
+  torch::Tensor ideal_discount = 1.0 / torch::log2(torch::arange(n, labels.options()) + 2.0);
+  torch::Tensor max_dcg = ((torch::pow(2.0, ideal) - 1.0) * ideal_discount).sum().clamp_min(1e-10);
+  torch::Tensor gain = (torch::pow(2.0, labels) - 1.0) / max_dcg;
+  torch::Tensor delta_ndcg = (discount.unsqueeze(1) - discount.unsqueeze(0)).abs() *
+                             (gain.unsqueeze(1) - gain.unsqueeze(0)).abs();
+  torch::Tensor better = (labels.unsqueeze(1) > labels.unsqueeze(0)).to(torch::kFloat);
+  torch::Tensor log2_p =
+      torch::log_sigmoid(scores.unsqueeze(1) - scores.unsqueeze(0)) / std::log(2.0);
+  return -(better * delta_ndcg * log2_p).sum();
+}
+
+void ApplyThreads(const MlpParams& p) {
+  const int n = p.num_threads > 0 ? p.num_threads : DefaultMlpThreads();
+  if (torch::get_num_threads() != n) torch::set_num_threads(n);
+}
+
+class MlpPackRegressor : public PackRegressor {
+ public:
+  explicit MlpPackRegressor(const MlpParams& params) : params_(params) {
+    if (params_.max_epochs <= 0) params_.max_epochs = params_.loss == MlpLoss::kMse ? 100 : 50;
+    if (params_.early_stop_epochs <= 0) params_.early_stop_epochs = std::max(1, params_.max_epochs / 6);
+  }
+
+  absl::StatusOr<FitReport> Fit(const PackedRows& packs, const std::vector<float>& labels) override;
+  bool IsTrained() const override { return !net_.is_empty(); }
+  absl::StatusOr<std::vector<double>> Predict(const PackedRows& packs) const override;
+  absl::StatusOr<std::string> Save() const override;
+  absl::Status Load(std::string_view bytes) override;
+
+ private:
+  // The score the loss sees: raw for LambdaRank, squashed for MSE.
+  torch::Tensor Output(const torch::Tensor& rows, const torch::Tensor& pack_of_row,
+                       int64_t num_packs) const {
+    torch::Tensor s = net_->forward(rows, pack_of_row, num_packs);
+    return params_.loss == MlpLoss::kMse ? torch::sigmoid(s) : s;
+  }
+
+  MlpParams params_;
+  // Mutable: torch modules have no const forward; inference changes nothing.
+  mutable SegmentSumMlp net_{nullptr};
+  torch::Tensor scale_;  // per-column divisor
+};
+
+// Copies the rows of `packs` listed in `which` into one tensor, with the
+// batch-local pack index of every row.
+std::pair<torch::Tensor, torch::Tensor> GatherRows(const PackedRows& packs,
+                                                   const std::vector<int>& which) {
+  int64_t num_rows = 0;
+  for (int p : which) num_rows += packs.pack_size(p);
+  torch::Tensor rows = torch::empty({num_rows, packs.num_columns()}, torch::kFloat);
+  torch::Tensor pack_of_row = torch::empty({num_rows}, torch::kLong);
+  float* dst = rows.data_ptr<float>();
+  int64_t* owner = pack_of_row.data_ptr<int64_t>();
+  int64_t r = 0;
+  for (size_t b = 0; b < which.size(); ++b) {
+    const int p = which[b];
+    const int64_t n = packs.pack_size(p);
+    std::copy_n(packs.row(packs.pack_begin(p)), n * packs.num_columns(),
+                dst + r * packs.num_columns());
+    std::fill_n(owner + r, n, static_cast<int64_t>(b));
+    r += n;
+  }
+  return {rows, pack_of_row};
+}
+
+absl::StatusOr<FitReport> MlpPackRegressor::Fit(const PackedRows& packs,
+                                                const std::vector<float>& labels) {
+  const auto start = std::chrono::steady_clock::now();
+  if (static_cast<int>(labels.size()) != packs.num_packs()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("mlp: ", labels.size(), " labels for ", packs.num_packs(), " packs"));
+  }
+  std::vector<int> usable;  // packs with rows
+  bool any_positive = false;
+  for (int p = 0; p < packs.num_packs(); ++p) {
+    if (packs.pack_size(p) == 0) continue;
+    usable.push_back(p);
+    any_positive = any_positive || labels[p] > 0;
+  }
+  if (usable.empty() || !any_positive) {
+    return absl::FailedPreconditionError("mlp: nothing to learn (no rows or every label is 0)");
+  }
+  ApplyThreads(params_);
+  torch::manual_seed(params_.seed);
+
+  const int64_t cols = packs.num_columns();
+  torch::Tensor all = torch::from_blob(const_cast<float*>(packs.values().data()),
+                                       {packs.num_rows(), cols}, torch::kFloat);
+  torch::Tensor scale = std::get<0>(all.abs().max(0));
+  scale = torch::where(scale > 0, scale, torch::ones_like(scale));
+
+  SegmentSumMlp net(cols, params_.hidden_dim);
+  torch::optim::Adam optimizer(
+      net->parameters(),
+      torch::optim::AdamOptions(params_.learning_rate).weight_decay(params_.weight_decay));
+  std::mt19937_64 shuffle_rng(params_.seed);
+
+  double avg_loss = 0, best_loss = std::numeric_limits<double>::infinity();
+  bool have_avg = false;
+  int best_epoch = 0, epoch = 0;
+  for (; epoch < params_.max_epochs; ++epoch) {
+    net->train();
+    std::shuffle(usable.begin(), usable.end(), shuffle_rng);
+    for (size_t begin = 0; begin < usable.size(); begin += params_.batch_size) {
+      const size_t end = std::min(usable.size(), begin + params_.batch_size);
+      std::vector<int> batch(usable.begin() + begin, usable.begin() + end);
+      auto [rows, pack_of_row] = GatherRows(packs, batch);
+      std::vector<float> y(batch.size());
+      for (size_t b = 0; b < batch.size(); ++b) y[b] = labels[batch[b]];
+      torch::Tensor target = torch::tensor(y);
+      rows = rows / scale;
+      optimizer.zero_grad();
+      torch::Tensor s = net->forward(rows, pack_of_row, static_cast<int64_t>(batch.size()));
+      torch::Tensor loss = params_.loss == MlpLoss::kMse
+                               ? torch::mse_loss(torch::sigmoid(s), target)
+                               : LambdaRankLoss(s, target);
+      loss.backward();
+      torch::nn::utils::clip_grad_norm_(net->parameters(), params_.grad_clip_norm);
+      optimizer.step();
+      // TenSet's smoothed training loss, which also drives early stopping.
+      const double l = loss.item<double>();
+      avg_loss = have_avg ? 0.95 * avg_loss + 0.05 * l : l;
+      have_avg = true;
+    }
+    if (avg_loss < best_loss) {
+      best_loss = avg_loss;
+      best_epoch = epoch;
+    } else if (epoch - best_epoch >= params_.early_stop_epochs) {
+      ++epoch;
+      break;
+    }
+  }
+  net->eval();
+  net_ = net;
+  scale_ = scale;
+  FitReport report;
+  report.iterations = epoch;
+  report.train_loss = avg_loss;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+absl::StatusOr<std::vector<double>> MlpPackRegressor::Predict(const PackedRows& packs) const {
+  if (net_.is_empty()) return absl::FailedPreconditionError("mlp: predict before training");
+  if (packs.num_columns() != scale_.size(0)) {
+    return absl::InvalidArgumentError(absl::StrCat("mlp: model has ", scale_.size(0),
+                                                   " features, data has ", packs.num_columns()));
+  }
+  ApplyThreads(params_);
+  torch::NoGradGuard no_grad;
+  std::vector<double> out(packs.num_packs(), 0.0);
+  constexpr int kChunk = 4096;  // packs per forward pass, bounds memory
+  for (int begin = 0; begin < packs.num_packs(); begin += kChunk) {
+    std::vector<int> chunk;
+    for (int p = begin; p < std::min(packs.num_packs(), begin + kChunk); ++p) chunk.push_back(p);
+    auto [rows, pack_of_row] = GatherRows(packs, chunk);
+    torch::Tensor s =
+        Output(rows / scale_, pack_of_row, static_cast<int64_t>(chunk.size())).contiguous();
+    const float* v = s.data_ptr<float>();
+    for (size_t i = 0; i < chunk.size(); ++i) out[begin + i] = v[i];
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> MlpPackRegressor::Save() const {
+  if (net_.is_empty()) return absl::FailedPreconditionError("mlp: save before training");
+  try {
+    torch::serialize::OutputArchive archive;
+    net_->save(archive);
+    archive.write("scale", scale_);
+    archive.write("hidden_dim", torch::tensor(static_cast<int64_t>(params_.hidden_dim)));
+    archive.write("mse", torch::tensor(static_cast<int64_t>(params_.loss == MlpLoss::kMse)));
+    std::ostringstream out;
+    archive.save_to(out);
+    return out.str();
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("mlp: save: ", e.what()));
+  }
+}
+
+absl::Status MlpPackRegressor::Load(std::string_view bytes) {
+  try {
+    std::istringstream in{std::string(bytes)};
+    torch::serialize::InputArchive archive;
+    archive.load_from(in);
+    torch::Tensor scale, hidden, mse;
+    archive.read("scale", scale);
+    archive.read("hidden_dim", hidden);
+    archive.read("mse", mse);
+    if (scale.dim() != 1 || hidden.numel() != 1 || mse.numel() != 1) {
+      return absl::InvalidArgumentError("mlp: malformed checkpoint");
+    }
+    // The checkpoint fixes the network's shape and output transform; the
+    // training knobs stay this regressor's own.
+    MlpParams params = params_;
+    params.hidden_dim = static_cast<int>(hidden.item<int64_t>());
+    params.loss = mse.item<int64_t>() != 0 ? MlpLoss::kMse : MlpLoss::kLambdaRank;
+    SegmentSumMlp net(scale.size(0), params.hidden_dim);
+    net->load(archive);
+    net->eval();
+    params_ = params;
+    net_ = net;
+    scale_ = scale;
+    return absl::OkStatus();
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("mlp: load: ", e.what()));
+  }
+}
+
+}  // namespace
+
+int DefaultMlpThreads() { return 1; }
+
+std::unique_ptr<PackRegressor> MakeMlpPackRegressor(const MlpParams& params) {
+  return std::make_unique<MlpPackRegressor>(params);
+}
+
+}  // namespace pruner

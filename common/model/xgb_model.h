@@ -1,0 +1,27 @@
+// Ansor's XGBoost cost model: gradient-boosted trees over the 164 statement
+// features with the pack-sum objective (specs/ansor.md §5.3; the learner is
+// xgb_regressor.h, the bookkeeping learned_model.h).
+#ifndef PRUNER_COMMON_MODEL_XGB_MODEL_H_
+#define PRUNER_COMMON_MODEL_XGB_MODEL_H_
+
+#include <memory>
+
+#include "common/device/device_profile.h"
+#include "common/model/cost_model.h"
+#include "common/model/learned_model.h"
+#include "common/model/xgb_regressor.h"
+
+namespace pruner {
+
+struct XgbModelOptions {
+  LearnedModelOptions training;  // warm-up, adaptive training, threads, seed
+  XgbParams xgb;                 // upstream hyper-parameters by default
+};
+
+// Name() is "xgb".
+std::unique_ptr<CostModel> MakeXgbModel(const DeviceProfile& device,
+                                        const XgbModelOptions& options = {});
+
+}  // namespace pruner
+
+#endif  // PRUNER_COMMON_MODEL_XGB_MODEL_H_

@@ -1,0 +1,172 @@
+// The records database (SQLite): every measurement a team makes, the
+// workloads they were made on, the devices, tuning jobs with their tasks and
+// tuning curves, and cost-model checkpoints. One file, WAL mode, so many
+// readers can query while one writer ingests; the schema carries its version
+// and migrations upgrade older files on open.
+//
+// A record holds the schedule's sentence and references its workload by key;
+// the workload's canonical DAG is stored once, so any record can be replayed
+// to its program from the database alone (specs/ansor.md §8.1).
+#ifndef PRUNER_COMMON_STORE_RECORDS_STORE_H_
+#define PRUNER_COMMON_STORE_RECORDS_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/device/device_profile.h"
+#include "common/ir/compute_dag.h"
+#include "common/measure/measure_types.h"
+
+namespace pruner {
+
+// One measurement.
+struct StoredRecord {
+  int64_t id = 0;            // assigned by the store
+  std::string workload_key;  // references a stored workload
+  std::string device_key;    // DeviceProfile name, e.g. "cpu-amd-epyc-9b45-2c" or "a100"
+  std::string steps;         // StepsToString() sentence
+  MeasureResult result;      // error class, phase, message, raw repeat costs, times
+  std::string measured_by;   // worker or host name
+  int64_t measured_at_unix_ms = 0;  // AddRecords stores 0 as "now"
+  int64_t job_id = 0;        // 0: not part of a job (imported, ad hoc)
+  int task_index = -1;       // the job's task it was measured for
+};
+
+enum class JobStatus { kPending, kRunning, kStopped, kDone, kFailed };
+// "pending", "running", "stopped", "done", "failed" (the stored form).
+const char* JobStatusName(JobStatus status);
+std::optional<JobStatus> ParseJobStatus(std::string_view name);
+
+struct StoredTask {
+  int index = 0;  // position within the job
+  std::string name;
+  std::string workload_key;
+  double weight = 1;  // finite, >= 0
+};
+
+struct StoredJob {
+  int64_t id = 0;  // assigned by the store
+  std::string name;
+  std::string device_key;
+  std::string strategy;  // "random", "evolutionary-xgb", ...
+  std::string scheduler; // "gradient" or "round-robin"
+  int64_t trial_budget = 0;
+  int measures_per_round = 0;
+  std::string options_json;  // everything else the job was started with
+  JobStatus status = JobStatus::kPending;
+  int64_t created_unix_ms = 0;  // CreateJob stores 0 as "now"
+  std::vector<StoredTask> tasks;  // tasks[i].index must be i
+};
+
+// One point of a job's tuning curve, written after every round.
+struct CurvePoint {
+  int64_t trials = 0;       // measured programs so far, failures included
+  double wall_s = 0;        // job wall time so far (across restarts)
+  double estimated_latency_s = 0;  // sum over tasks of weight * best cost
+  int task_index = -1;      // the task tuned in this round
+  std::vector<double> best_cost_s;  // per task; 0 when none yet
+  // Where this round's time went: "search", "train", "build", "run", "db".
+  std::string time_breakdown_json;
+};
+
+// One RecordsStore may be used from many threads (calls are serialized on
+// its connection). Many stores, in this process or others, may open the same
+// file: readers proceed while one writer commits (WAL); writers queue for up
+// to 5 s (busy timeout) before a call fails with Unavailable.
+//
+// References are checked like foreign keys, with errors that name what is
+// missing: records, jobs and checkpoints need their device, records and
+// tasks their workload, records with a job_id their job (and task).
+class RecordsStore {
+ public:
+  // Opens (creating if needed) the database at `path` (":memory:" works for
+  // tests), enables WAL, creates or migrates the schema. NotFound when the
+  // directory does not exist; FailedPrecondition for a file that is not a
+  // SQLite database, another program's database, or a schema version newer
+  // than this build knows.
+  static absl::StatusOr<std::unique_ptr<RecordsStore>> Open(const std::string& path);
+  ~RecordsStore();
+
+  const std::string& path() const;
+  int schema_version() const;
+
+  // Workloads: stored once, by key. Re-adding an existing key is a no-op
+  // (FailedPrecondition if the stored canonical text differs).
+  absl::Status PutWorkload(const ComputeDag& dag, const std::string& description = "");
+  // The stored DAG, with the first putter's tensor and axis names when its
+  // ToString() parses back (so records replay to the very program measured,
+  // names included), else parsed from the canonical text. Either way its
+  // WorkloadKey() is `workload_key`. NotFound for an unknown key.
+  absl::StatusOr<ComputeDag> GetWorkload(const std::string& workload_key) const;
+  // Every stored workload key, sorted.
+  absl::StatusOr<std::vector<std::string>> ListWorkloadKeys() const;
+
+  // Devices, stored as DeviceProfile JSON under profile.name. Putting an
+  // existing name replaces its profile (a worker may report more fields).
+  absl::Status PutDevice(const DeviceProfile& profile);
+  absl::StatusOr<DeviceProfile> GetDevice(const std::string& device_key) const;
+  // Every stored device key, sorted.
+  absl::StatusOr<std::vector<std::string>> ListDeviceKeys() const;
+
+  // Records: the workload and device must exist (NotFound naming the record
+  // and the key otherwise), steps must parse, numbers must be finite. Returns
+  // the ids, in order. One transaction per call: all or nothing.
+  absl::StatusOr<std::vector<int64_t>> AddRecords(const std::vector<StoredRecord>& records);
+  // Best ok record (lowest mean, earliest on ties) per (workload, device), or NotFound.
+  absl::StatusOr<StoredRecord> BestRecord(const std::string& workload_key,
+                                          const std::string& device_key) const;
+  // Records of a workload (all devices when device_key is empty), in id order;
+  // limit <= 0 means all, otherwise the first `limit`. NotFound for an
+  // unknown workload or device.
+  absl::StatusOr<std::vector<StoredRecord>> ListRecords(const std::string& workload_key,
+                                                        const std::string& device_key = "",
+                                                        int64_t limit = 0) const;
+  // Records measured for a job, in id order. NotFound for an unknown job.
+  absl::StatusOr<std::vector<StoredRecord>> JobRecords(int64_t job_id) const;
+  absl::StatusOr<int64_t> CountRecords() const;
+
+  // Jobs.
+  absl::StatusOr<int64_t> CreateJob(const StoredJob& job);  // returns the id; tasks included
+  absl::StatusOr<StoredJob> GetJob(int64_t job_id) const;
+  absl::StatusOr<std::vector<StoredJob>> ListJobs() const;  // in id order
+  absl::Status SetJobStatus(int64_t job_id, JobStatus status);
+  absl::Status AddCurvePoint(int64_t job_id, const CurvePoint& point);
+  absl::StatusOr<std::vector<CurvePoint>> GetCurve(int64_t job_id) const;  // in insertion order
+
+  // Cost-model checkpoints: opaque blobs by (model name, device key), newest wins.
+  absl::Status PutCheckpoint(const std::string& model_name, const std::string& device_key,
+                             const std::string& blob, int64_t num_training_records);
+  absl::StatusOr<std::string> LatestCheckpoint(const std::string& model_name,
+                                               const std::string& device_key) const;
+
+  // JSON lines: one object per record, carrying its workload's canonical and
+  // display texts and its device profile so that another database can
+  // import it alone (format in json_lines.cc).
+  // Job ids are local to a database, so they are not exported; imported
+  // records belong to no job. The export is written to "<path>.tmp" and
+  // renamed, so a failed export leaves no partial file.
+  //
+  // Import reads and checks the whole file before writing anything, then
+  // adds every new record in one transaction: a malformed line (its number
+  // is in the error) imports nothing. Records already present (same
+  // workload, device, steps and measured_at) are skipped; the count of added
+  // records is returned. Unknown workloads and devices are added; stored
+  // device profiles are kept.
+  absl::Status ExportJsonLines(const std::string& path, const std::string& workload_key = "") const;
+  absl::StatusOr<int64_t> ImportJsonLines(const std::string& path);
+
+ private:
+  struct Impl;
+  explicit RecordsStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pruner
+
+#endif  // PRUNER_COMMON_STORE_RECORDS_STORE_H_

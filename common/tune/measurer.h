@@ -1,0 +1,39 @@
+// Where a tuning job sends its candidates to be built, run and timed. The
+// in-process loop uses LocalMeasurer; the service (issue 5) will put worker
+// leases behind the same interface.
+#ifndef PRUNER_COMMON_TUNE_MEASURER_H_
+#define PRUNER_COMMON_TUNE_MEASURER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/measure/measure_types.h"
+
+namespace pruner {
+
+class Measurer {
+ public:
+  virtual ~Measurer() = default;
+  // "local:<host>" or a worker name; recorded as StoredRecord::measured_by.
+  virtual std::string Name() const = 0;
+  // One result per input, in order. Never throws or aborts: failures are
+  // error classes in the results.
+  virtual std::vector<MeasureResult> Measure(const std::vector<MeasureInput>& inputs) = 0;
+};
+
+// MeasureBatch on this machine, called from one dedicated thread that does
+// nothing else.
+//
+// Why a thread of its own: MeasureBatch forks a sandbox child per run, and
+// libgomp's thread pool belongs to the thread that ran a parallel region as
+// its master. A child forked from a thread that already ran OpenMP (XGBoost
+// training, LibTorch, feature extraction) inherits a pool whose threads do
+// not exist there, and the generated kernel's first `omp parallel` hangs
+// until the run deadline. The measurement thread never runs OpenMP, so its
+// children start with a fresh pool whatever the rest of the process did.
+std::unique_ptr<Measurer> MakeLocalMeasurer(const MeasureOptions& options);
+
+}  // namespace pruner
+
+#endif  // PRUNER_COMMON_TUNE_MEASURER_H_

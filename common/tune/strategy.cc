@@ -1,0 +1,67 @@
+#include "common/tune/strategy.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/model/xgb_model.h"
+#include "common/search/evolutionary_policy.h"
+#include "common/search/random_policy.h"
+#ifdef PRUNER_WITH_TORCH
+#include "common/model/mlp_model.h"
+#endif
+
+namespace pruner {
+namespace {
+
+LearnedModelOptions TrainingOptions(const TuningOptions& options, int num_tasks) {
+  LearnedModelOptions t;
+  // Ansor's task scheduler: the first full round-robin is random search.
+  t.num_warmup_sample = options.num_warmup_samples > 0
+                            ? options.num_warmup_samples
+                            : num_tasks * options.measures_per_round;
+  t.seed = options.seed;
+  return t;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions& options,
+                                                             const DeviceProfile& device,
+                                                             int num_tasks) {
+  if (options.strategy == "random") return std::unique_ptr<CostModel>();
+  if (options.strategy == "ansor-random") return MakeRandomModel(options.seed);
+  if (options.strategy == "ansor-xgb") {
+    XgbModelOptions xgb;
+    xgb.training = TrainingOptions(options, num_tasks);
+    return MakeXgbModel(device, xgb);
+  }
+  if (options.strategy == "ansor-mlp") {
+#ifdef PRUNER_WITH_TORCH
+    MlpModelOptions mlp;
+    mlp.training = TrainingOptions(options, num_tasks);
+    return MakeMlpModel(device, mlp);
+#else
+    return absl::FailedPreconditionError("strategy ansor-mlp needs a build with LibTorch");
+#endif
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown strategy \"", options.strategy, "\""));
+}
+
+absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOptions& options,
+                                                                 const SearchTask& task,
+                                                                 CostModel* model, uint64_t seed) {
+  if (options.strategy == "random") {
+    return std::unique_ptr<SearchPolicy>(std::make_unique<RandomSearchPolicy>(task, seed));
+  }
+  if (model == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("strategy ", options.strategy, " needs a cost model"));
+  }
+  EvolutionaryOptions evo = EvolutionaryOptions::Ansor();
+  evo.population = options.population;
+  evo.num_iters = options.num_iters;
+  evo.eps_greedy = options.eps_greedy;
+  if (absl::Status s = evo.Validate(); !s.ok()) return s;
+  return std::unique_ptr<SearchPolicy>(
+      std::make_unique<EvolutionarySearchPolicy>(task, model, evo, seed));
+}
+
+}  // namespace pruner

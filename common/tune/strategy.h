@@ -1,0 +1,29 @@
+// Maps a job's strategy name to its parts: the cost model the job's tasks
+// share, and one search policy per task. The tuning loop knows only the
+// CostModel and SearchPolicy interfaces; new strategies (Pruner's LSE + PaCM)
+// are added here.
+#ifndef PRUNER_COMMON_TUNE_STRATEGY_H_
+#define PRUNER_COMMON_TUNE_STRATEGY_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "common/model/cost_model.h"
+#include "common/search/search_policy.h"
+#include "common/tune/tuning_options.h"
+
+namespace pruner {
+
+// The shared model, or nullptr for strategies without one ("random").
+absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions& options,
+                                                             const DeviceProfile& device,
+                                                             int num_tasks);
+
+// The policy of one task. `model` may be nullptr when the strategy has none.
+absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOptions& options,
+                                                                 const SearchTask& task,
+                                                                 CostModel* model, uint64_t seed);
+
+}  // namespace pruner
+
+#endif  // PRUNER_COMMON_TUNE_STRATEGY_H_

@@ -1,0 +1,394 @@
+#include "common/tune/tuning_job.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/schedule/step.h"
+#include "common/search/task_scheduler.h"
+#include "common/tune/strategy.h"
+
+namespace pruner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Ansor's rule (§4.3 step 1): rounds are never larger than an even share of
+// the budget, so that every task gets at least its warm-up round.
+int RoundSize(const TuningOptions& options, int num_tasks) {
+  return static_cast<int>(
+      std::min<int64_t>(options.measures_per_round, options.trial_budget / num_tasks));
+}
+
+std::string RoundTimeJson(const RoundTime& t) {
+  return absl::StrCat("{\"search_s\":", t.search_s, ",\"train_s\":", t.train_s,
+                      ",\"measure_s\":", t.measure_s, ",\"build_s\":", t.build_s,
+                      ",\"run_s\":", t.run_s, ",\"db_s\":", t.db_s, "}");
+}
+
+}  // namespace
+
+RoundTime& RoundTime::operator+=(const RoundTime& o) {
+  search_s += o.search_s;
+  train_s += o.train_s;
+  measure_s += o.measure_s;
+  build_s += o.build_s;
+  run_s += o.run_s;
+  db_s += o.db_s;
+  return *this;
+}
+
+struct TuningJob::Impl {
+  RecordsStore* store = nullptr;
+  Measurer* measurer = nullptr;
+  int64_t job_id = 0;
+  TuningOptions options;
+  DeviceProfile device;
+  std::vector<SearchTask> tasks;
+  std::vector<TaskStatus> status;
+  std::unique_ptr<CostModel> model;
+  std::vector<std::unique_ptr<SearchPolicy>> policies;
+  std::unique_ptr<TaskScheduler> scheduler;
+  int round_size = 0;
+  int64_t trials = 0;
+  int rounds = 0;
+  double previous_wall_s = 0;  // wall time of earlier runs (from the curve)
+
+  double EstimatedLatency() const {
+    double total = 0;
+    for (const TaskStatus& t : status) {
+      if (t.best_cost_s > 0) total += t.weight * t.best_cost_s;
+    }
+    return total;
+  }
+  absl::Status Init();
+};
+
+// Builds what both Create and Resume need once tasks, device and options are
+// known: the model, the policies, the scheduler, the per-task status.
+absl::Status TuningJob::Impl::Init() {
+  Impl& s = *this;
+  const int n = static_cast<int>(s.tasks.size());
+  s.round_size = RoundSize(s.options, n);
+  if (s.round_size <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("trial budget ", s.options.trial_budget,
+                                                   " is smaller than the number of tasks (", n,
+                                                   "): every task needs at least one trial"));
+  }
+  auto model = MakeStrategyModel(s.options, s.device, n);
+  if (!model.ok()) return model.status();
+  s.model = std::move(*model);
+  s.policies.clear();
+  s.status.clear();
+  std::vector<double> weights, flops;
+  for (int i = 0; i < n; ++i) {
+    auto policy = MakeStrategyPolicy(s.options, s.tasks[i], s.model.get(),
+                                     s.options.seed * 1000003 + static_cast<uint64_t>(i));
+    if (!policy.ok()) {
+      return absl::Status(policy.status().code(),
+                          absl::StrCat("task ", i, " (", s.tasks[i].name, "): ",
+                                       policy.status().message()));
+    }
+    s.policies.push_back(std::move(*policy));
+    TaskStatus st;
+    st.name = s.tasks[i].name;
+    st.workload_key = s.tasks[i].workload_key;
+    st.weight = s.tasks[i].weight;
+    st.flops = s.tasks[i].dag->FlopCount();
+    s.status.push_back(st);
+    weights.push_back(st.weight);
+    flops.push_back(st.flops);
+  }
+  TaskSchedulerOptions so;
+  so.strategy = s.options.scheduler == "round-robin" ? TaskSchedulerStrategy::kRoundRobin
+                                                     : TaskSchedulerStrategy::kGradient;
+  so.measures_per_round = s.round_size;
+  so.early_stopping = s.options.early_stopping;
+  so.per_task_early_stopping = s.options.per_task_early_stopping;
+  so.seed = s.options.seed;
+  so.trial_budget = s.options.trial_budget;
+  s.scheduler = std::make_unique<TaskScheduler>(weights, flops, so);
+  return absl::OkStatus();
+}
+
+TuningJob::TuningJob(std::unique_ptr<Impl> impl) : s_(std::move(impl)) {}
+TuningJob::~TuningJob() = default;
+
+absl::StatusOr<std::unique_ptr<TuningJob>> TuningJob::Create(RecordsStore* store,
+                                                             Measurer* measurer,
+                                                             std::vector<SearchTask> tasks,
+                                                             const DeviceProfile& device,
+                                                             const TuningOptions& options) {
+  if (tasks.empty()) return absl::InvalidArgumentError("a tuning job needs at least one task");
+  if (absl::Status st = ValidateTuningOptions(options); !st.ok()) return st;
+  auto s = std::make_unique<Impl>();
+  s->store = store;
+  s->measurer = measurer;
+  s->options = options;
+  s->device = device;
+  for (SearchTask& t : tasks) {
+    if (t.dag == nullptr) return absl::InvalidArgumentError(absl::StrCat("task ", t.name, ": no workload"));
+    if (t.weight <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat("task ", t.name, ": weight must be positive"));
+    }
+    t.device = device;
+    if (t.workload_key.empty()) t.workload_key = t.dag->WorkloadKey();
+  }
+  s->tasks = std::move(tasks);
+  if (absl::Status st = s->Init(); !st.ok()) return st;
+
+  if (absl::Status st = store->PutDevice(device); !st.ok()) return st;
+  StoredJob job;
+  job.name = options.name;
+  job.device_key = device.name;
+  job.strategy = options.strategy;
+  job.scheduler = options.scheduler;
+  job.trial_budget = options.trial_budget;
+  job.measures_per_round = options.measures_per_round;
+  job.options_json = TuningOptionsToJson(options);
+  job.status = JobStatus::kPending;
+  job.created_unix_ms = NowUnixMs();
+  for (size_t i = 0; i < s->tasks.size(); ++i) {
+    const SearchTask& t = s->tasks[i];
+    if (absl::Status st = store->PutWorkload(*t.dag, t.name); !st.ok()) return st;
+    job.tasks.push_back(StoredTask{static_cast<int>(i), t.name, t.workload_key, t.weight});
+  }
+  auto id = store->CreateJob(job);
+  if (!id.ok()) return id.status();
+  s->job_id = *id;
+  return std::unique_ptr<TuningJob>(new TuningJob(std::move(s)));
+}
+
+absl::StatusOr<std::unique_ptr<TuningJob>> TuningJob::Resume(RecordsStore* store,
+                                                             Measurer* measurer, int64_t job_id) {
+  auto job = store->GetJob(job_id);
+  if (!job.ok()) return job.status();
+  auto options = TuningOptionsFromJson(job->options_json);
+  if (!options.ok()) {
+    return absl::DataLossError(absl::StrCat("job ", job_id, ": stored options do not load: ",
+                                            options.status().message()));
+  }
+  auto device = store->GetDevice(job->device_key);
+  if (!device.ok()) return device.status();
+
+  auto s = std::make_unique<Impl>();
+  s->store = store;
+  s->measurer = measurer;
+  s->job_id = job_id;
+  s->options = *options;
+  s->device = *device;
+  for (const StoredTask& t : job->tasks) {
+    auto dag = store->GetWorkload(t.workload_key);
+    if (!dag.ok()) return dag.status();
+    SearchTask task;
+    task.name = t.name;
+    task.dag = std::make_shared<const ComputeDag>(std::move(*dag));
+    task.workload_key = t.workload_key;
+    task.device = s->device;
+    task.weight = t.weight;
+    s->tasks.push_back(std::move(task));
+  }
+  if (absl::Status st = s->Init(); !st.ok()) return st;
+
+  // Replay every record of the job: the measured sets, the best costs, the
+  // rounds, the model's training data.
+  auto records = store->JobRecords(job_id);
+  if (!records.ok()) return records.status();
+  const int n = static_cast<int>(s->tasks.size());
+  std::vector<std::vector<MeasuredState>> per_task(n);
+  std::vector<MeasuredState> all;
+  for (const StoredRecord& r : *records) {
+    if (r.task_index < 0 || r.task_index >= n) {
+      return absl::DataLossError(absl::StrCat("job ", job_id, ": record ", r.id,
+                                              " names task ", r.task_index, " of ", n));
+    }
+    const SearchTask& task = s->tasks[r.task_index];
+    auto steps = ParseSteps(r.steps);
+    if (!steps.ok()) return steps.status();
+    auto state = pruner::State::Replay(task.dag, *steps);
+    if (!state.ok()) {
+      return absl::DataLossError(absl::StrCat("job ", job_id, ": record ", r.id,
+                                              " does not replay: ", state.status().message()));
+    }
+    MeasuredState m{std::move(*state), task.workload_key, r.result.mean_s, r.result.ok()};
+    TaskStatus& st = s->status[r.task_index];
+    ++st.trials;
+    if (m.ok) {
+      ++st.ok_trials;
+      if (st.best_cost_s <= 0 || m.mean_cost_s < st.best_cost_s) st.best_cost_s = m.mean_cost_s;
+    }
+    per_task[r.task_index].push_back(m);
+    all.push_back(std::move(m));
+    ++s->trials;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (per_task[i].empty()) continue;
+    s->policies[i]->Record(per_task[i]);
+    TaskStatus& st = s->status[i];
+    st.rounds = static_cast<int>((st.trials + s->round_size - 1) / s->round_size);
+    s->scheduler->RestoreTask(i, st.rounds, st.best_cost_s > 0 ? st.best_cost_s : kNoValidCost);
+    s->rounds += st.rounds;
+  }
+  if (s->model != nullptr && !all.empty()) {
+    if (absl::Status st = s->model->Update(all); !st.ok()) return st;
+  }
+  auto curve = store->GetCurve(job_id);
+  if (!curve.ok()) return curve.status();
+  if (!curve->empty()) s->previous_wall_s = curve->back().wall_s;
+  return std::unique_ptr<TuningJob>(new TuningJob(std::move(s)));
+}
+
+absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_round,
+                            const RunLimits& limits) {
+  Impl& s = *s_;
+  if (absl::Status st = s.store->SetJobStatus(s.job_id, JobStatus::kRunning); !st.ok()) return st;
+  const Clock::time_point start = Clock::now();
+  const int64_t trials_at_start = s.trials;
+  RoundTime total;
+  int rounds_this_run = 0;
+  bool interrupted = false;
+
+  while (s.trials < s.options.trial_budget) {
+    if ((limits.stop != nullptr && limits.stop->load()) ||
+        (limits.max_rounds >= 0 && rounds_this_run >= limits.max_rounds)) {
+      interrupted = true;
+      break;
+    }
+    const int task = s.scheduler->NextTask();
+    if (task < 0) break;  // every task finished or early stopping
+    RoundTime time;
+    const int n = static_cast<int>(
+        std::min<int64_t>(s.round_size, s.options.trial_budget - s.trials));
+
+    Clock::time_point t0 = Clock::now();
+    auto proposed = s.policies[task]->Propose(n);
+    time.search_s = SecondsSince(t0);
+    if (!proposed.ok()) {
+      (void)s.store->SetJobStatus(s.job_id, JobStatus::kFailed);
+      return absl::Status(proposed.status().code(),
+                          absl::StrCat("task ", task, " (", s.tasks[task].name,
+                                       "): search failed: ", proposed.status().message()));
+    }
+    RoundReport report;
+    report.job_id = s.job_id;
+    report.task = task;
+    TaskStatus& st = s.status[task];
+    if (!proposed->empty()) {
+      std::vector<MeasureInput> inputs;
+      for (const pruner::State& state : *proposed) {
+        inputs.push_back(MeasureInput{s.tasks[task].dag, state.steps(), s.device});
+      }
+      t0 = Clock::now();
+      std::vector<MeasureResult> results = s.measurer->Measure(inputs);
+      time.measure_s = SecondsSince(t0);
+
+      std::vector<StoredRecord> stored;
+      std::vector<MeasuredState> measured;
+      const int64_t now_ms = NowUnixMs();
+      for (size_t i = 0; i < results.size(); ++i) {
+        const MeasureResult& r = results[i];
+        time.build_s += r.build_s;
+        time.run_s += r.run_s;
+        StoredRecord rec;
+        rec.workload_key = s.tasks[task].workload_key;
+        rec.device_key = s.device.name;
+        rec.steps = StepsToString((*proposed)[i].steps());
+        rec.result = r;
+        rec.measured_by = s.measurer->Name();
+        rec.measured_at_unix_ms = now_ms;
+        rec.job_id = s.job_id;
+        rec.task_index = task;
+        stored.push_back(std::move(rec));
+        measured.push_back(
+            MeasuredState{(*proposed)[i], s.tasks[task].workload_key, r.mean_s, r.ok()});
+        ++st.trials;
+        if (r.ok()) {
+          ++report.ok;
+          ++st.ok_trials;
+          if (st.best_cost_s <= 0 || r.mean_s < st.best_cost_s) st.best_cost_s = r.mean_s;
+        } else {
+          report.errors.push_back(r.Describe());
+        }
+      }
+      t0 = Clock::now();
+      auto ids = s.store->AddRecords(stored);
+      time.db_s = SecondsSince(t0);
+      if (!ids.ok()) {
+        (void)s.store->SetJobStatus(s.job_id, JobStatus::kFailed);
+        return absl::Status(ids.status().code(), absl::StrCat("recording round results: ",
+                                                              ids.status().message()));
+      }
+      s.policies[task]->Record(measured);
+      if (s.model != nullptr) {
+        t0 = Clock::now();
+        if (absl::Status us = s.model->Update(measured); !us.ok()) {
+          (void)s.store->SetJobStatus(s.job_id, JobStatus::kFailed);
+          return us;
+        }
+        time.train_s = SecondsSince(t0);
+      }
+      s.trials += static_cast<int64_t>(results.size());
+      report.measured = static_cast<int>(results.size());
+    }
+    ++st.rounds;
+    ++s.rounds;
+    ++rounds_this_run;
+    s.scheduler->OnRoundDone(task, report.measured, st.best_cost_s > 0 ? st.best_cost_s : kNoValidCost);
+
+    total += time;
+    report.round = s.rounds;
+    report.trials = s.trials;
+    report.trial_budget = s.options.trial_budget;
+    const double run_s = SecondsSince(start);
+    report.elapsed_s = s.previous_wall_s + run_s;
+    const int64_t done_now = s.trials - trials_at_start;
+    report.eta_s = done_now > 0 ? run_s / static_cast<double>(done_now) *
+                                      static_cast<double>(s.options.trial_budget - s.trials)
+                                : 0;
+    report.estimated_latency_s = s.EstimatedLatency();
+    for (const TaskStatus& t : s.status) report.tasks_without_result += t.best_cost_s > 0 ? 0 : 1;
+    report.time = time;
+    report.total_time = total;
+    report.tasks = s.status;
+
+    CurvePoint point;
+    point.trials = s.trials;
+    point.wall_s = report.elapsed_s;
+    point.estimated_latency_s = report.estimated_latency_s;
+    point.task_index = task;
+    for (const TaskStatus& t : s.status) point.best_cost_s.push_back(t.best_cost_s);
+    point.time_breakdown_json = RoundTimeJson(time);
+    if (absl::Status cs = s.store->AddCurvePoint(s.job_id, point); !cs.ok()) return cs;
+    if (on_round) on_round(report);
+  }
+
+  if (s.model != nullptr && s.model->NumTrainingRecords() > 0) {
+    auto blob = s.model->Save();
+    if (blob.ok()) {
+      (void)s.store->PutCheckpoint(s.model->Name(), s.device.name, *blob,
+                                   s.model->NumTrainingRecords());
+    }
+  }
+  return s.store->SetJobStatus(s.job_id, interrupted ? JobStatus::kStopped : JobStatus::kDone);
+}
+
+int64_t TuningJob::id() const { return s_->job_id; }
+int64_t TuningJob::trials() const { return s_->trials; }
+const TuningOptions& TuningJob::options() const { return s_->options; }
+std::vector<TaskStatus> TuningJob::TaskStatuses() const { return s_->status; }
+double TuningJob::EstimatedLatency() const { return s_->EstimatedLatency(); }
+
+}  // namespace pruner

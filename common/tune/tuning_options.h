@@ -1,0 +1,57 @@
+// What a tuning job is started with. Stored with the job (as JSON) so that a
+// restarted job continues with exactly the options it began with.
+#ifndef PRUNER_COMMON_TUNE_TUNING_OPTIONS_H_
+#define PRUNER_COMMON_TUNE_TUNING_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/measure/measure_types.h"
+
+namespace pruner {
+
+struct TuningOptions {
+  std::string name;  // free text shown by `pruner jobs`
+  // How candidates are found (KnownStrategies()):
+  //   "random"        sketch + random annotation, no model
+  //   "ansor-xgb"     Ansor's evolutionary search guided by XGBoost (default)
+  //   "ansor-mlp"     the same guided by the TenSet MLP (LibTorch)
+  //   "ansor-random"  the same guided by random scores
+  std::string strategy = "ansor-xgb";
+  // "gradient" (Ansor's task scheduler) or "round-robin".
+  std::string scheduler = "gradient";
+  int64_t trial_budget = 1000;  // measured programs, failures included
+  int measures_per_round = 64;
+  // Stop when this many trials pass without the objective improving (0: off).
+  int64_t early_stopping = 0;
+  // A task stops when this many of its trials pass without improving (0: off).
+  int64_t per_task_early_stopping = 0;
+  uint64_t seed = 1;
+
+  // Evolutionary search (specs/ansor.md §3.1). num_iters < 0 means Ansor's
+  // default for the model (4, or 2 with random scores).
+  int population = 2048;
+  int num_iters = -1;
+  double eps_greedy = 0.05;
+
+  // Learned models predict random scores until they have seen this many
+  // records (0: n_tasks * measures_per_round, as Ansor's task scheduler sets).
+  int num_warmup_samples = 0;
+
+  MeasureOptions measure;
+};
+
+std::vector<std::string> KnownStrategies();
+// InvalidArgument naming the bad field for anything out of range.
+absl::Status ValidateTuningOptions(const TuningOptions& options);
+
+// The stored form (StoredJob::options_json). Unknown keys are rejected, and
+// missing keys keep their defaults so that older jobs still load.
+std::string TuningOptionsToJson(const TuningOptions& options);
+absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& json);
+
+}  // namespace pruner
+
+#endif  // PRUNER_COMMON_TUNE_TUNING_OPTIONS_H_

@@ -1,0 +1,97 @@
+// Speed of the learned cost models on real schedules (not a test; run by
+// hand): Update time on N records with the synthetic cost of
+// schedule_dataset.h, and Predict throughput on a search-sized batch.
+//   build/tests/model/cost_model_throughput [--op SPEC] [--records N] [--batch B] [--threads T]
+// Prints one "RESULT" line per model.
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "common/ir/ops.h"
+#include "common/model/mlp_model.h"
+#include "common/model/xgb_model.h"
+#include "common/schedule/annotate.h"
+#include "common/schedule/sketch.h"
+#include "tests/model/schedule_dataset.h"
+
+namespace pruner {
+namespace {
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int Run(const std::string& spec, int num_records, int batch, int threads) {
+  auto device = GetDeviceProfile("cpu");
+  auto built = BuildOperator(spec);
+  if (!device.ok() || !built.ok()) {
+    std::cerr << (device.ok() ? built.status() : device.status()) << "\n";
+    return 1;
+  }
+  auto dag = std::make_shared<const ComputeDag>(*std::move(built));
+  auto sketches = GenerateSketches(dag, *device);
+  if (!sketches.ok()) {
+    std::cerr << sketches.status() << "\n";
+    return 1;
+  }
+  Rng rng(7);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<State> states = SampleInitPopulation(*sketches, *device, num_records + batch, rng);
+  std::cout << "sampled " << states.size() << " schedules of " << spec << " in " << Since(start)
+            << " s\n";
+  if (static_cast<int>(states.size()) < num_records + 1) return 1;
+  std::vector<MeasuredState> records;
+  for (int i = 0; i < num_records; ++i) {
+    records.push_back({states[i], dag->WorkloadKey(),
+                       1.0 / testing::SyntheticThroughput(states[i]), true});
+  }
+  // The search's batch: the held-out schedules, repeated up to `batch`.
+  std::vector<State> probe;
+  for (int i = 0; static_cast<int>(probe.size()) < batch; ++i) {
+    probe.push_back(states[num_records + i % (static_cast<int>(states.size()) - num_records)]);
+  }
+
+  XgbModelOptions xo;
+  xo.training.featurize_threads = threads;
+  MlpModelOptions mo;
+  mo.training.featurize_threads = threads;
+  std::unique_ptr<CostModel> models[] = {MakeXgbModel(*device, xo), MakeMlpModel(*device, mo)};
+  for (auto& model : models) {
+    start = std::chrono::steady_clock::now();
+    if (absl::Status s = model->Update(records); !s.ok()) {
+      std::cerr << s << "\n";
+      return 1;
+    }
+    const double update_s = Since(start);
+    const auto& fit = dynamic_cast<LearnedCostModel&>(*model).last_fit();
+    model->Predict(probe);  // warm caches and thread pools
+    constexpr int kRepeats = 3;
+    start = std::chrono::steady_clock::now();
+    for (int r = 0; r < kRepeats; ++r) model->Predict(probe);
+    const double predict_s = Since(start) / kRepeats;
+    std::cout << "RESULT " << model->Name() << " records " << num_records << " update_s "
+              << update_s << " (fit " << (fit ? fit->seconds : 0.0) << " s, "
+              << (fit ? fit->iterations : 0) << " iterations) predict_batch " << batch
+              << " predict_s " << predict_s << " states_per_s " << batch / predict_s
+              << " featurize_threads " << threads << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace pruner
+
+int main(int argc, char** argv) {
+  std::string spec = "matmul:M=256,K=256,N=256";
+  int records = 1000, batch = 2048, threads = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--op")) spec = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--records")) records = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--batch")) batch = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+  }
+  return pruner::Run(spec, records, batch, threads);
+}

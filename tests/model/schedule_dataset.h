@@ -1,0 +1,98 @@
+// Real schedules with a synthetic cost, for the end-to-end cost-model tests.
+//
+// The states are genuine random CPU schedules of a small matmul (sketches
+// plus random annotation), so featurization runs on real lowered programs.
+// Their "cost" is NOT a measurement: it is a made-up formula over each
+// schedule's loop structure (SyntheticThroughput below), so the tests can
+// check that a model learns schedule-dependent performance without timing
+// anything.
+#ifndef PRUNER_TESTS_MODEL_SCHEDULE_DATASET_H_
+#define PRUNER_TESTS_MODEL_SCHEDULE_DATASET_H_
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/device/device_profile.h"
+#include "common/ir/ops.h"
+#include "common/model/cost_model.h"
+#include "common/schedule/annotate.h"
+#include "common/schedule/random.h"
+#include "common/schedule/sketch.h"
+#include "gtest/gtest.h"
+
+namespace pruner::testing {
+
+// Rewards what CPUs reward: parallel loops (up to 8-way), a wide vectorized
+// loop (up to 16 lanes) and unrolling; a small penalty per loop stands for
+// loop overhead. Higher is better; cost = 1 / throughput.
+inline double SyntheticThroughput(const State& state) {
+  int64_t parallel = 1, vector = 1;
+  bool unrolled = false;
+  int loops = 0;
+  for (const Stage& stage : state.stages()) {
+    if (stage.is_placeholder() || stage.compute_at == ComputeAtKind::kInlined) continue;
+    unrolled = unrolled || stage.auto_unroll_max_step > 0;
+    for (int i = 0; i < static_cast<int>(stage.iters.size()); ++i) {
+      ++loops;
+      const int64_t extent = std::max<int64_t>(1, stage.iter_extent(i));
+      switch (stage.iters[i].annotation) {
+        case IterAnnotation::kParallel: parallel *= extent; break;
+        case IterAnnotation::kVectorize: vector = std::max(vector, extent); break;
+        case IterAnnotation::kUnroll: unrolled = true; break;
+        default: break;
+      }
+    }
+  }
+  return std::min<int64_t>(parallel, 8) * (1.0 + std::log2(static_cast<double>(std::min<int64_t>(vector, 16)))) *
+         (unrolled ? 1.3 : 1.0) / (1.0 + 0.02 * loops);
+}
+
+struct ScheduleDataset {
+  DeviceProfile device;
+  std::shared_ptr<const ComputeDag> dag;
+  std::vector<Sketch> sketches;
+  std::vector<State> states;       // distinct, concrete
+  std::vector<double> throughput;  // SyntheticThroughput of each state
+
+  // Records [begin, end) with cost = 1 / throughput.
+  std::vector<MeasuredState> Records(int begin, int end) const {
+    std::vector<MeasuredState> out;
+    const std::string key = dag->WorkloadKey();
+    for (int i = begin; i < end; ++i) out.push_back({states[i], key, 1.0 / throughput[i], true});
+    return out;
+  }
+  std::vector<State> States(int begin, int end) const {
+    return std::vector<State>(states.begin() + begin, states.begin() + end);
+  }
+  std::vector<double> Throughput(int begin, int end) const {
+    return std::vector<double>(throughput.begin() + begin, throughput.begin() + end);
+  }
+};
+
+// 300 random schedules of a 64x64x64 matmul for the local CPU, sampled once
+// per test binary.
+inline const ScheduleDataset& MatmulSchedules() {
+  static const ScheduleDataset* data = [] {
+    auto* d = new ScheduleDataset;
+    auto device = GetDeviceProfile("cpu");
+    auto built = BuildOperator("matmul:M=64,K=64,N=64");
+    EXPECT_TRUE(device.ok() && built.ok());
+    d->device = *device;
+    d->dag = std::make_shared<const ComputeDag>(*std::move(built));
+    auto sketches = GenerateSketches(d->dag, d->device);
+    EXPECT_TRUE(sketches.ok()) << sketches.status();
+    d->sketches = *std::move(sketches);
+    Rng rng(2024);
+    d->states = SampleInitPopulation(d->sketches, d->device, 300, rng);
+    for (const State& s : d->states) d->throughput.push_back(SyntheticThroughput(s));
+    return d;
+  }();
+  return *data;
+}
+
+}  // namespace pruner::testing
+
+#endif  // PRUNER_TESTS_MODEL_SCHEDULE_DATASET_H_

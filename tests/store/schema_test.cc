@@ -1,0 +1,133 @@
+// The migration mechanism: a file made by an older build upgrades in place
+// on open, keeps its data and records each migration; a failing migration
+// leaves the file as it was. Version 2 here is a test-only migration.
+#include <string>
+#include <vector>
+
+#include "common/store/records_store.h"
+#include "common/store/schema.h"
+#include "common/store/sqlite_db.h"
+#include "gtest/gtest.h"
+#include "tests/store/store_test_util.h"
+
+namespace pruner {
+namespace {
+
+using store_internal::Migration;
+using store_internal::MigrateSchema;
+using store_internal::ReadSchemaVersion;
+using store_internal::SchemaMigrations;
+using store_internal::SqliteDb;
+using store_test::Matmul;
+using store_test::OkRecord;
+using store_test::TempDir;
+using store_test::TestDevice;
+
+// This build's migrations plus a version 2 that a later build might ship.
+std::vector<Migration> WithVersion2(const std::string& sql) {
+  std::vector<Migration> migrations = SchemaMigrations();
+  migrations.push_back({2, "test: record notes and a workers table", sql});
+  return migrations;
+}
+
+const char kVersion2[] =
+    "ALTER TABLE records ADD COLUMN note TEXT NOT NULL DEFAULT '';"
+    "CREATE TABLE workers (name TEXT PRIMARY KEY, last_seen_unix_ms INTEGER NOT NULL);";
+
+int64_t QueryInt(SqliteDb& db, const std::string& sql) {
+  absl::StatusOr<store_internal::Statement> stmt = db.Prepare(sql);
+  EXPECT_TRUE(stmt.ok()) << stmt.status();
+  if (!stmt.ok()) return -1;
+  absl::StatusOr<bool> row = stmt->Step();
+  EXPECT_TRUE(row.ok() && *row) << sql;
+  return row.ok() && *row ? stmt->Int(0) : -1;
+}
+
+// A version-1 file with one workload, device and record.
+void MakeVersion1File(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<RecordsStore>> store = RecordsStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  const ComputeDag dag = Matmul(8, 8, 8);
+  ASSERT_TRUE((*store)->PutWorkload(dag).ok());
+  ASSERT_TRUE((*store)->PutDevice(TestDevice()).ok());
+  ASSERT_TRUE((*store)->AddRecords({OkRecord(dag.WorkloadKey(), TestDevice().name, 1e-3)}).ok());
+}
+
+TEST(StoreSchemaTest, MigrationsAreNumberedFromOne) {
+  const std::vector<Migration>& migrations = SchemaMigrations();
+  ASSERT_FALSE(migrations.empty());
+  for (size_t i = 0; i < migrations.size(); ++i) {
+    EXPECT_EQ(migrations[i].version, static_cast<int>(i + 1));
+    EXPECT_FALSE(migrations[i].description.empty());
+  }
+  EXPECT_EQ(store_internal::LatestSchemaVersion(), migrations.back().version);
+}
+
+TEST(StoreSchemaTest, AnOlderFileUpgradesInPlaceAndKeepsItsData) {
+  TempDir dir;
+  const std::string path = dir.File("records.db");
+  MakeVersion1File(path);
+  ASSIGN_OR_FAIL(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, 1000));
+  ASSIGN_OR_FAIL(int before, ReadSchemaVersion(*db));
+  EXPECT_EQ(before, 1);
+  ASSIGN_OR_FAIL(int after, MigrateSchema(*db, WithVersion2(kVersion2)));
+  EXPECT_EQ(after, 2);
+  ASSIGN_OR_FAIL(int read_back, ReadSchemaVersion(*db));
+  EXPECT_EQ(read_back, 2);
+  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM schema_migrations"), 2);
+  EXPECT_EQ(QueryInt(*db, "SELECT max(version) FROM schema_migrations"), 2);
+  // The old record is still there and has the new column's default.
+  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM records WHERE note = ''"), 1);
+  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM workers"), 0);
+  // Migrating again is a no-op.
+  ASSIGN_OR_FAIL(after, MigrateSchema(*db, WithVersion2(kVersion2)));
+  EXPECT_EQ(after, 2);
+  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM schema_migrations"), 2);
+  db.reset();
+  // This build knows only version 1 and must not touch the upgraded file.
+  absl::StatusOr<std::unique_ptr<RecordsStore>> store = RecordsStore::Open(path);
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition) << store.status();
+}
+
+TEST(StoreSchemaTest, AFreshFileGetsEveryMigrationInOrder) {
+  TempDir dir;
+  ASSIGN_OR_FAIL(std::unique_ptr<SqliteDb> db, SqliteDb::Open(dir.File("fresh.db"), 1000));
+  ASSIGN_OR_FAIL(int before, ReadSchemaVersion(*db));
+  EXPECT_EQ(before, 0);
+  ASSIGN_OR_FAIL(int after, MigrateSchema(*db, WithVersion2(kVersion2)));
+  EXPECT_EQ(after, 2);
+  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM schema_migrations"), 2);
+  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM workers"), 0);
+}
+
+TEST(StoreSchemaTest, AFailingMigrationLeavesTheFileAsItWas) {
+  TempDir dir;
+  const std::string path = dir.File("records.db");
+  MakeVersion1File(path);
+  ASSIGN_OR_FAIL(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, 1000));
+  // The first statement succeeds, the second fails: both must be undone.
+  absl::StatusOr<int> result = MigrateSchema(
+      *db, WithVersion2("CREATE TABLE workers (name TEXT); INSERT INTO no_such_table VALUES (1);"));
+  EXPECT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("migration to version 2"), std::string::npos)
+      << result.status();
+  ASSIGN_OR_FAIL(int version, ReadSchemaVersion(*db));
+  EXPECT_EQ(version, 1);
+  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM sqlite_master WHERE name = 'workers'"), 0);
+  db.reset();
+  ASSIGN_OR_FAIL(auto store, RecordsStore::Open(path));
+  ASSIGN_OR_FAIL(int64_t count, store->CountRecords());
+  EXPECT_EQ(count, 1);
+}
+
+TEST(StoreSchemaTest, MisnumberedMigrationsAreABug) {
+  ASSIGN_OR_FAIL(std::unique_ptr<SqliteDb> db, SqliteDb::Open(":memory:", 1000));
+  std::vector<Migration> migrations = SchemaMigrations();
+  migrations.push_back({3, "skips 2", "SELECT 1"});
+  absl::StatusOr<int> result = MigrateSchema(*db, migrations);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInternal);
+  EXPECT_NE(result.status().message().find("expected 2"), std::string::npos) << result.status();
+}
+
+}  // namespace
+}  // namespace pruner

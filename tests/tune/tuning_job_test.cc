@@ -1,0 +1,161 @@
+// The in-process tuning loop end to end, with real measurement of small
+// workloads: a job spends exactly its budget, records everything, survives a
+// stop and a restart without measuring anything twice, and rejects bad input.
+#include "common/tune/tuning_job.h"
+
+#include <set>
+#include <string>
+
+#include "common/store/records_store.h"
+#include "common/tune/measurer.h"
+#include "gtest/gtest.h"
+#include "tests/tune/tune_test_util.h"
+
+namespace pruner {
+namespace {
+
+std::vector<SearchTask> TwoTasks() {
+  return {OperatorTask("matmul:M=32,K=32,N=32", 2), OperatorTask("dense:M=16,K=64,N=32,bias=1,act=relu")};
+}
+
+TEST(TuningJobTest, SpendsTheBudgetAndRecordsEveryTrial) {
+  auto store = RecordsStore::Open(":memory:");
+  ASSERT_TRUE(store.ok()) << store.status();
+  TuningOptions options = QuickOptions("random", 10, 4);
+  auto measurer = MakeLocalMeasurer(options.measure);
+  auto job = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), LocalCpu(), options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  std::vector<RoundReport> rounds;
+  ASSERT_TRUE((*job)->Run([&](const RoundReport& r) { rounds.push_back(r); }).ok());
+
+  EXPECT_EQ((*job)->trials(), 10);
+  auto records = (*store)->JobRecords((*job)->id());
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ(records->size(), 10u);  // the last round is cut to fit the budget
+  ASSERT_FALSE(rounds.empty());
+  EXPECT_EQ(rounds.back().trials, 10);
+  // Warm-up: each task got a round before any task got a second.
+  ASSERT_GE(rounds.size(), 2u);
+  EXPECT_NE(rounds[0].task, rounds[1].task);
+  int ok = 0;
+  for (const StoredRecord& r : *records) ok += r.result.ok() ? 1 : 0;
+  EXPECT_GT(ok, 0);
+  for (const TaskStatus& t : (*job)->TaskStatuses()) {
+    EXPECT_GT(t.best_cost_s, 0) << t.name;
+    auto best = (*store)->BestRecord(t.workload_key, LocalCpu().name);
+    ASSERT_TRUE(best.ok()) << best.status();
+    EXPECT_DOUBLE_EQ(best->result.mean_s, t.best_cost_s);
+  }
+  // Estimated latency is the weighted sum of the best costs.
+  auto statuses = (*job)->TaskStatuses();
+  EXPECT_NEAR((*job)->EstimatedLatency(),
+              2 * statuses[0].best_cost_s + statuses[1].best_cost_s, 1e-12);
+  auto curve = (*store)->GetCurve((*job)->id());
+  ASSERT_TRUE(curve.ok());
+  EXPECT_EQ(curve->size(), rounds.size());
+  for (size_t i = 1; i < curve->size(); ++i) {
+    EXPECT_GT((*curve)[i].trials, (*curve)[i - 1].trials);
+    EXPECT_GE((*curve)[i].wall_s, (*curve)[i - 1].wall_s);
+  }
+  auto stored_job = (*store)->GetJob((*job)->id());
+  ASSERT_TRUE(stored_job.ok());
+  EXPECT_EQ(stored_job->status, JobStatus::kDone);
+}
+
+TEST(TuningJobTest, StopAndResumeMeasuresNothingTwiceAndKeepsTheBudget) {
+  const std::string path = testing::TempDir() + "/resume_test.db";
+  std::remove(path.c_str());
+  TuningOptions options = QuickOptions("ansor-random", 16, 4);
+  int64_t job_id = 0;
+  {
+    auto store = RecordsStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto measurer = MakeLocalMeasurer(options.measure);
+    auto job = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), LocalCpu(), options);
+    ASSERT_TRUE(job.ok()) << job.status();
+    job_id = (*job)->id();
+    RunLimits limits;
+    limits.max_rounds = 2;  // stop half-way
+    ASSERT_TRUE((*job)->Run(nullptr, limits).ok());
+    EXPECT_EQ((*job)->trials(), 8);
+    auto stored = (*store)->GetJob(job_id);
+    ASSERT_TRUE(stored.ok());
+    EXPECT_EQ(stored->status, JobStatus::kStopped);
+  }
+  // A new process would do exactly this: open the file, resume by id.
+  auto store = RecordsStore::Open(path);
+  ASSERT_TRUE(store.ok());
+  auto measurer = MakeLocalMeasurer(options.measure);
+  auto job = TuningJob::Resume(store->get(), measurer.get(), job_id);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ((*job)->trials(), 8);
+  for (const TaskStatus& t : (*job)->TaskStatuses()) {
+    EXPECT_EQ(t.trials, 4) << t.name;  // warm-up gave each task one round
+    EXPECT_EQ(t.rounds, 1) << t.name;
+  }
+  ASSERT_TRUE((*job)->Run().ok());
+  EXPECT_EQ((*job)->trials(), 16);
+
+  auto records = (*store)->JobRecords(job_id);
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ(records->size(), 16u);
+  std::set<std::pair<int, std::string>> seen;
+  for (const StoredRecord& r : *records) {
+    EXPECT_TRUE(seen.insert({r.task_index, r.steps}).second)
+        << "measured twice: task " << r.task_index << ": " << r.steps;
+  }
+  auto stored = (*store)->GetJob(job_id);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->status, JobStatus::kDone);
+  // Resuming a finished job runs nothing more.
+  auto again = TuningJob::Resume(store->get(), measurer.get(), job_id);
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE((*again)->Run().ok());
+  EXPECT_EQ((*again)->trials(), 16);
+  std::remove(path.c_str());
+}
+
+TEST(TuningJobTest, BadInputIsRefusedWithAReason) {
+  auto store = RecordsStore::Open(":memory:");
+  ASSERT_TRUE(store.ok());
+  TuningOptions options = QuickOptions("random", 1, 4);
+  auto measurer = MakeLocalMeasurer(options.measure);
+
+  auto too_small = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), LocalCpu(), options);
+  ASSERT_FALSE(too_small.ok());
+  EXPECT_NE(too_small.status().message().find("smaller than the number of tasks"), std::string::npos)
+      << too_small.status();
+
+  options.trial_budget = 8;
+  auto none = TuningJob::Create(store->get(), measurer.get(), {}, LocalCpu(), options);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+
+  options.strategy = "simulated-annealing";
+  auto unknown = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), LocalCpu(), options);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown strategy"), std::string::npos);
+
+  auto missing = TuningJob::Resume(store->get(), measurer.get(), 12345);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound) << missing.status();
+
+  EXPECT_FALSE(TuningOptionsFromJson("{\"trial_budget\": -3}").ok());
+  EXPECT_FALSE(TuningOptionsFromJson("{\"triall_budget\": 3}").ok());
+  EXPECT_FALSE(TuningOptionsFromJson("[1,2]").ok());
+}
+
+TEST(TuningOptionsTest, RoundTripsThroughJson) {
+  TuningOptions o = QuickOptions("ansor-xgb", 777, 32);
+  o.name = "nightly";
+  o.scheduler = "round-robin";
+  o.seed = 99;
+  o.measure.flush_cache = true;
+  auto back = TuningOptionsFromJson(TuningOptionsToJson(o));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(TuningOptionsToJson(*back), TuningOptionsToJson(o));
+  EXPECT_EQ(back->trial_budget, 777);
+  EXPECT_EQ(back->scheduler, "round-robin");
+  EXPECT_TRUE(back->measure.flush_cache);
+}
+
+}  // namespace
+}  // namespace pruner
