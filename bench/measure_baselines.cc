@@ -6,7 +6,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -106,6 +109,11 @@ double RunFma(float (*fn)(int64_t), int lanes, int threads, double seconds) {
 
 }  // namespace
 
+double LoadAverage() {
+  double l[1] = {0};
+  return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
 FmaPeak MeasureFmaPeak(int threads, double seconds) {
   FmaPeak p;
   p.threads = threads;
@@ -118,96 +126,126 @@ FmaPeak MeasureFmaPeak(int threads, double seconds) {
   return p;
 }
 
-BaselineResult RunOpenBlasSgemm(const Tensor& a, const Tensor& b, bool trans_b, int repeats) {
-  BaselineResult r;
+LibraryKernel PrepareOpenBlasSgemm(const Tensor& a, const Tensor& b, bool trans_b) {
+  LibraryKernel k;
 #ifdef PRUNER_BENCH_HAVE_OPENBLAS
+  // The operands are copied so that the kernel does not depend on the
+  // caller's tensors living on.
+  struct Operands {
+    Tensor a, b, c;
+  };
+  auto op = std::make_shared<Operands>(Operands{a, b, Tensor()});
   const int m = static_cast<int>(a.shape[0]);
-  const int k = static_cast<int>(a.shape[1]);
+  const int kk = static_cast<int>(a.shape[1]);
   const int n = static_cast<int>(trans_b ? b.shape[0] : b.shape[1]);
-  r.available = true;
-  r.name = std::string("OpenBLAS sgemm ") + (trans_b ? "NT" : "NN") + " (" +
+  op->c = Tensor::Zeros({m, n});
+  k.available = true;
+  k.name = std::string("OpenBLAS sgemm ") + (trans_b ? "NT" : "NN") + " (" +
            openblas_get_config() + ", " + std::to_string(openblas_get_num_threads()) +
            " threads)";
-  r.output = Tensor::Zeros({m, n});
-  auto call = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
-                a.data.data(), k, b.data.data(), trans_b ? k : n, 0.0f, r.output.data.data(), n);
+  k.call = [op, m, n, kk, trans_b] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, kk, 1.0f,
+                op->a.data.data(), kk, op->b.data.data(), trans_b ? kk : n, 0.0f,
+                op->c.data.data(), n);
   };
-  call();  // warm-up (thread pool start, page faults)
-  call();
-  r.seconds = 1e30;
-  auto start = Clock::now();
-  for (int i = 0; i < 10000 && (i < repeats || Since(start) < 1.0); ++i) {
-    auto t = Clock::now();
-    call();
-    r.seconds = std::min(r.seconds, Since(t));
-  }
+  k.output = [op] { return op->c; };
 #else
-  (void)a; (void)b; (void)trans_b; (void)repeats;
-  r.error = "built without OpenBLAS (install libopenblas-dev and reconfigure)";
+  (void)a; (void)b; (void)trans_b;
+  k.error = "built without OpenBLAS (install libopenblas-dev and reconfigure)";
 #endif
-  return r;
+  return k;
 }
 
-BaselineResult RunOneDnnConv2d(const Tensor& data, const Tensor& weight, int stride, int pad,
-                               int repeats) {
-  BaselineResult r;
+LibraryKernel PrepareOneDnnConv2d(const Tensor& data, const Tensor& weight, int stride, int pad) {
+  LibraryKernel k;
 #ifdef PRUNER_BENCH_HAVE_ONEDNN
   using namespace dnnl;
   try {
     const memory::dim n = data.shape[0], c = data.shape[1], h = data.shape[2], w = data.shape[3];
-    const memory::dim k = weight.shape[0], rr = weight.shape[2], ss = weight.shape[3];
+    const memory::dim kc = weight.shape[0], rr = weight.shape[2], ss = weight.shape[3];
     const memory::dim p = (h + 2 * pad - rr) / stride + 1, q = (w + 2 * pad - ss) / stride + 1;
-    engine eng(engine::kind::cpu, 0);
-    stream strm(eng);
-    const memory::dims src_dims = {n, c, h, w}, wei_dims = {k, c, rr, ss}, dst_dims = {n, k, p, q};
+    // Everything the calls need, alive as long as the closures are.
+    struct Primitive {
+      engine eng{engine::kind::cpu, 0};
+      stream strm{eng};
+      memory src, wei, dst, user_dst;
+      std::optional<convolution_forward> conv;
+      Tensor output;
+    };
+    auto s = std::make_shared<Primitive>();
+    const memory::dims src_dims = {n, c, h, w}, wei_dims = {kc, c, rr, ss}, dst_dims = {n, kc, p, q};
     auto any = [](const memory::dims& d) {
       return memory::desc(d, memory::data_type::f32, memory::format_tag::any);
     };
     convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct,
                                    any(src_dims), any(wei_dims), any(dst_dims), {stride, stride},
                                    {pad, pad}, {pad, pad});
-    convolution_forward::primitive_desc pd(desc, eng);
-    memory user_src({src_dims, memory::data_type::f32, memory::format_tag::nchw}, eng,
+    convolution_forward::primitive_desc pd(desc, s->eng);
+    memory user_src({src_dims, memory::data_type::f32, memory::format_tag::nchw}, s->eng,
                     const_cast<float*>(data.data.data()));
-    memory user_wei({wei_dims, memory::data_type::f32, memory::format_tag::oihw}, eng,
+    memory user_wei({wei_dims, memory::data_type::f32, memory::format_tag::oihw}, s->eng,
                     const_cast<float*>(weight.data.data()));
-    r.output = Tensor::Zeros({n, k, p, q});
-    memory user_dst({dst_dims, memory::data_type::f32, memory::format_tag::nchw}, eng,
-                    r.output.data.data());
-    memory src(pd.src_desc(), eng), wei(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
-    reorder(user_src, src).execute(strm, user_src, src);
-    reorder(user_wei, wei).execute(strm, user_wei, wei);
-    strm.wait();
-    convolution_forward conv(pd);
-    auto call = [&] {
-      conv.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
-      strm.wait();
+    s->output = Tensor::Zeros({n, kc, p, q});
+    s->user_dst = memory({dst_dims, memory::data_type::f32, memory::format_tag::nchw}, s->eng,
+                         s->output.data.data());
+    s->src = memory(pd.src_desc(), s->eng);
+    s->wei = memory(pd.weights_desc(), s->eng);
+    s->dst = memory(pd.dst_desc(), s->eng);
+    reorder(user_src, s->src).execute(s->strm, user_src, s->src);
+    reorder(user_wei, s->wei).execute(s->strm, user_wei, s->wei);
+    s->strm.wait();
+    s->conv.emplace(pd);
+    k.call = [s] {
+      s->conv->execute(s->strm, {{DNNL_ARG_SRC, s->src}, {DNNL_ARG_WEIGHTS, s->wei},
+                                 {DNNL_ARG_DST, s->dst}});
+      s->strm.wait();
     };
-    call();
-    call();
-    r.seconds = 1e30;
-    auto start = Clock::now();
-    for (int i = 0; i < 10000 && (i < repeats || Since(start) < 1.0); ++i) {
-      auto t = Clock::now();
-      call();
-      r.seconds = std::min(r.seconds, Since(t));
-    }
-    reorder(dst, user_dst).execute(strm, dst, user_dst);
-    strm.wait();
+    k.output = [s] {
+      reorder(s->dst, s->user_dst).execute(s->strm, s->dst, s->user_dst);
+      s->strm.wait();
+      return s->output;
+    };
     const dnnl_version_t* v = dnnl_version();
-    r.name = "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+    k.name = "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
              std::to_string(v->patch) + " conv fwd (" + pd.impl_info_str() +
              ", blocked layouts, reorders untimed)";
-    r.available = true;
+    k.available = true;
   } catch (const dnnl::error& e) {
-    r.error = std::string("oneDNN error: ") + e.what();
+    k.error = std::string("oneDNN error: ") + e.what();
   }
 #else
-  (void)data; (void)weight; (void)stride; (void)pad; (void)repeats;
-  r.error = "built without oneDNN (install libdnnl-dev and reconfigure)";
+  (void)data; (void)weight; (void)stride; (void)pad;
+  k.error = "built without oneDNN (install libdnnl-dev and reconfigure)";
 #endif
+  return k;
+}
+
+BaselineResult TimeLibraryKernel(const LibraryKernel& kernel, int repeats) {
+  BaselineResult r;
+  r.available = kernel.available;
+  r.name = kernel.name;
+  r.error = kernel.error;
+  if (!kernel.available) return r;
+  kernel.call();  // warm-up (thread pool start, page faults)
+  kernel.call();
+  r.seconds = 1e30;
+  auto start = Clock::now();
+  for (int i = 0; i < 10000 && (i < repeats || Since(start) < 1.0); ++i) {
+    auto t = Clock::now();
+    kernel.call();
+    r.seconds = std::min(r.seconds, Since(t));
+  }
+  r.output = kernel.output();
   return r;
+}
+
+BaselineResult RunOpenBlasSgemm(const Tensor& a, const Tensor& b, bool trans_b, int repeats) {
+  return TimeLibraryKernel(PrepareOpenBlasSgemm(a, b, trans_b), repeats);
+}
+
+BaselineResult RunOneDnnConv2d(const Tensor& data, const Tensor& weight, int stride, int pad,
+                               int repeats) {
+  return TimeLibraryKernel(PrepareOneDnnConv2d(data, weight, stride, pad), repeats);
 }
 
 }  // namespace pruner::bench

@@ -1,4 +1,4 @@
-// Baselines for bench_measure, run in the same process as the generated
+// Baselines for the benchmarks, run in the same process as the generated
 // kernels: the machine's fp32 FMA peak (a register-only microkernel on every
 // core), OpenBLAS sgemm and oneDNN's direct convolution. Each library is
 // optional at build time (PRUNER_BENCH_HAVE_OPENBLAS / _ONEDNN); a missing
@@ -7,6 +7,7 @@
 #define PRUNER_BENCH_MEASURE_BASELINES_H_
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ using Clock = std::chrono::steady_clock;
 inline double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
+
+// The 1-minute load average (-1 when unknown): above ~0.5 other work is
+// running and every number a benchmark prints drops.
+double LoadAverage();
 
 struct FmaPeak {
   double gflops = 0;        // best of the variants, all threads
@@ -38,12 +43,32 @@ struct BaselineResult {
   Tensor output;        // for the check against the reference
 };
 
+// A library kernel set up once (copies of the operands, layouts, primitives)
+// and then callable any number of times, so that a benchmark can interleave
+// its calls with those of generated kernels. `call` and `output` are empty
+// when the library is unavailable (then `error` says why).
+struct LibraryKernel {
+  bool available = false;
+  std::string name;
+  std::string error;
+  std::function<void()> call;      // one synchronous call
+  std::function<Tensor()> output;  // the last call's result, in the reference layout
+};
+
 // C[M,N] = A[M,K] * (trans_b ? B[N,K]^T : B[K,N]), row-major.
-BaselineResult RunOpenBlasSgemm(const Tensor& a, const Tensor& b, bool trans_b, int repeats);
+LibraryKernel PrepareOpenBlasSgemm(const Tensor& a, const Tensor& b, bool trans_b);
 
 // NCHW data x KCRS weights, symmetric padding, output NKPQ; oneDNN picks its
-// preferred (blocked) layouts and the reorders into them are done once,
-// outside the timed region (as a framework holding weights would).
+// preferred (blocked) layouts and the reorders into them are done here, once,
+// outside every timed call (as a framework holding weights would); the
+// reorder of the result back to NCHW happens in `output`.
+LibraryKernel PrepareOneDnnConv2d(const Tensor& data, const Tensor& weight, int stride, int pad);
+
+// Two warm-up calls, then the best of at least `repeats` calls and 1 s.
+BaselineResult TimeLibraryKernel(const LibraryKernel& kernel, int repeats);
+
+// Prepare + TimeLibraryKernel.
+BaselineResult RunOpenBlasSgemm(const Tensor& a, const Tensor& b, bool trans_b, int repeats);
 BaselineResult RunOneDnnConv2d(const Tensor& data, const Tensor& weight, int stride, int pad,
                                int repeats);
 

@@ -24,13 +24,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -39,14 +37,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/inprocess_kernel.h"
 #include "bench/measure_baselines.h"
-#include "common/codegen/cpu_codegen.h"
-#include "common/codegen/cpu_compiler.h"
-#include "common/codegen/cpu_kernel.h"
 #include "common/device/device_profile.h"
-#include "common/ir/ops.h"
-#include "common/ir/reference.h"
-#include "common/lower/lower.h"
 #include "common/schedule/annotate.h"
 #include "common/schedule/random.h"
 #include "common/schedule/sketch.h"
@@ -59,9 +52,6 @@
 
 namespace pruner::bench {
 namespace {
-
-constexpr double kRtol = 1e-3;
-constexpr double kAtol = 1e-4;
 
 // ---- The hand-chosen schedules ---------------------------------------------
 //
@@ -98,141 +88,6 @@ const char* const kConvHandSteps =
     "AN 3 6 unroll; AN 3 7 unroll; AN 3 8 vectorize; AN 4 0 parallel; "
     "FU 2 [0,1]; AN 2 0 parallel";
 
-// ---- Running generated kernels ---------------------------------------------
-
-struct AlignedBuffer {
-  float* data = nullptr;
-  int64_t elements = 0;
-  explicit AlignedBuffer(int64_t n) : elements(n) {
-    const size_t bytes = (static_cast<size_t>(std::max<int64_t>(n, 1)) * 4 + 63) / 64 * 64;
-    data = static_cast<float*>(std::aligned_alloc(64, bytes));
-  }
-  AlignedBuffer(AlignedBuffer&& o) noexcept : data(o.data), elements(o.elements) { o.data = nullptr; }
-  AlignedBuffer(const AlignedBuffer&) = delete;
-  ~AlignedBuffer() { std::free(data); }
-};
-
-// Aligned argument buffers for repeated calls of one kernel.
-class KernelArgs {
- public:
-  KernelArgs(const Program& program, const std::vector<Tensor>& inputs) {
-    for (size_t i = 0; i < program.inputs.size(); ++i) {
-      bufs_.emplace_back(inputs[i].num_elements());
-      std::memcpy(bufs_.back().data, inputs[i].data.data(), inputs[i].data.size() * 4);
-    }
-    for (int id : program.outputs) {
-      bufs_.emplace_back(program.buffer(id).num_elements());
-      std::memset(bufs_.back().data, 0, bufs_.back().elements * 4);
-    }
-    for (auto& b : bufs_) ptrs_.push_back(b.data);
-  }
-  float* const* ptrs() const { return ptrs_.data(); }
-
- private:
-  std::vector<AlignedBuffer> bufs_;
-  std::vector<float*> ptrs_;
-};
-
-double TimeCall(CpuEntryFn fn, float* const* args) {
-  auto t = Clock::now();
-  fn(args);
-  return Since(t);
-}
-
-struct Candidate {
-  std::string label;
-  std::string sentence;
-  absl::StatusOr<Program> program = absl::UnknownError("not lowered");
-  absl::StatusOr<CpuKernelSource> source = absl::UnknownError("not generated");
-};
-
-struct Measured {
-  bool ok = false;
-  std::string error;
-  double seconds = 0;  // best call
-  double gflops = 0;
-};
-
-// Loads, checks against `want`, then times: `warmup` calls, then calls until
-// `repeats` were made or `budget_s` passed (at least one).
-Measured LoadCheckTime(const BuiltModule& module, const Program& program,
-                       const std::vector<Tensor>& inputs, const std::vector<Tensor>& want,
-                       double flops, int warmup, int repeats, double budget_s,
-                       double min_s = 0) {
-  Measured m;
-  absl::StatusOr<LoadedKernel> kernel = LoadedKernel::Load(module);
-  if (!kernel.ok()) {
-    m.error = std::string(kernel.status().message());
-    return m;
-  }
-  absl::StatusOr<std::vector<Tensor>> got = RunCpuKernel(*kernel, program, inputs);
-  if (!got.ok()) {
-    m.error = std::string(got.status().message());
-    return m;
-  }
-  for (size_t i = 0; i < got->size(); ++i) {
-    absl::Status close = CheckAllClose((*got)[i], want[i], kRtol, kAtol);
-    if (!close.ok()) {
-      m.error = absl::StrCat("WRONG OUTPUT: ", close.message());
-      return m;
-    }
-  }
-  KernelArgs args(program, inputs);
-  for (int i = 0; i < warmup; ++i) kernel->entry()(args.ptrs());
-  // Calls until `repeats` were made and `min_s` passed (the minimum then
-  // sees a quiet moment on a busy machine), or `budget_s` passed.
-  m.seconds = 1e30;
-  auto start = Clock::now();
-  for (int i = 0; i < 10000; ++i) {
-    m.seconds = std::min(m.seconds, TimeCall(kernel->entry(), args.ptrs()));
-    const double elapsed = Since(start);
-    if (elapsed > budget_s || (i + 1 >= repeats && elapsed > min_s)) break;
-  }
-  m.gflops = flops / m.seconds / 1e9;
-  m.ok = true;
-  return m;
-}
-
-struct Workload {
-  std::string name;
-  std::string spec;
-  std::shared_ptr<const ComputeDag> dag;
-  std::vector<Tensor> inputs;
-  std::vector<Tensor> want;
-  double flops = 0;
-};
-
-Workload MakeWorkload(const std::string& name, const std::string& spec) {
-  Workload w;
-  w.name = name;
-  w.spec = spec;
-  absl::StatusOr<ComputeDag> built = BuildOperator(spec);
-  if (!built.ok()) {
-    std::fprintf(stderr, "%s: %s\n", spec.c_str(), std::string(built.status().message()).c_str());
-    std::exit(1);
-  }
-  w.dag = std::make_shared<const ComputeDag>(*std::move(built));
-  w.inputs = RandomInputs(*w.dag, 7);
-  absl::StatusOr<std::vector<Tensor>> want = RunReference(*w.dag, w.inputs);
-  if (!want.ok()) {
-    std::fprintf(stderr, "reference: %s\n", std::string(want.status().message()).c_str());
-    std::exit(1);
-  }
-  w.want = *std::move(want);
-  w.flops = w.dag->FlopCount();
-  return w;
-}
-
-Candidate Prepare(const Workload& w, const State& state, const DeviceProfile& device,
-                  const std::string& label) {
-  Candidate c;
-  c.label = label;
-  c.sentence = state.ToSentence();
-  c.program = Lower(state, device);
-  if (c.program.ok()) c.source = GenerateCpuSource(*c.program, device);
-  return c;
-}
-
 struct Options {
   int random = 100;
   int repeats = 10;
@@ -262,40 +117,6 @@ struct WorkloadReport {
   std::unique_ptr<Program> hand_program;
 };
 
-std::string WorkDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/pruner_bench_measure_", getpid());
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-Measured BuildAndMeasure(const Workload& w, const Candidate& c, const CpuBuildOptions& build,
-                         const std::string& dir, int warmup, int repeats, double budget,
-                         double min_s, std::unique_ptr<BuiltModule>* keep) {
-  Measured m;
-  if (!c.program.ok()) {
-    m.error = absl::StrCat("lower: ", c.program.status().message());
-    return m;
-  }
-  if (!c.source.ok()) {
-    m.error = absl::StrCat("codegen: ", c.source.status().message());
-    return m;
-  }
-  absl::StatusOr<BuiltModule> mod = BuildCpuModule(*c.source, build, dir);
-  if (!mod.ok()) {
-    m.error = absl::StrCat("build: ", mod.status().message());
-    return m;
-  }
-  m = LoadCheckTime(*mod, *c.program, w.inputs, w.want, w.flops, warmup, repeats, budget, min_s);
-  if (keep != nullptr) {
-    *keep = std::make_unique<BuiltModule>(*mod);
-  } else {
-    std::error_code ec;
-    std::filesystem::remove(mod->path, ec);
-  }
-  return m;
-}
-
 WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
                            const DeviceProfile& device, const Options& opt,
                            const std::string& dir) {
@@ -306,7 +127,7 @@ WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
 
   // naive
   {
-    Candidate c = Prepare(w, State::Initial(w.dag), device, "naive");
+    Candidate c = Prepare(State::Initial(w.dag), device, "naive");
     if (opt.print && c.program.ok()) std::printf("%s\n", c.program->ToString().c_str());
     Measured m = BuildAndMeasure(w, c, build, build_dir, 0, 2, 2.0, 0, nullptr);
     rep.naive = m.ok ? m.gflops : 0;
@@ -323,7 +144,7 @@ WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
       std::vector<State> states = SampleInitPopulation(*sketches, device, opt.random, rng);
       rep.random_sampled = static_cast<int>(states.size());
       for (size_t i = 0; i < states.size(); ++i) {
-        cands.push_back(Prepare(w, states[i], device, absl::StrCat("random ", i)));
+        cands.push_back(Prepare(states[i], device, absl::StrCat("random ", i)));
       }
     }
     std::vector<CpuKernelSource> sources;
@@ -347,7 +168,7 @@ WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
       }
       rep.build_seconds_sum += mods[i]->build_seconds;
       const Candidate& c = cands[index[i]];
-      Measured m = LoadCheckTime(*mods[i], *c.program, w.inputs, w.want, w.flops, 1, 3, 0.3);
+      Measured m = LoadCheckTime(*mods[i], *c.program, w, 1, 3, 0.3);
       std::error_code ec;
       std::filesystem::remove(mods[i]->path, ec);
       if (!m.ok) {
@@ -383,7 +204,7 @@ WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
       if (!state.ok()) {
         m.error = absl::StrCat("replay: ", state.status().message());
       } else {
-        Candidate c = Prepare(w, *state, device, "hand");
+        Candidate c = Prepare(*state, device, "hand");
         if (opt.print) {
           std::printf("%s\n", c.program.ok() ? c.program->ToString().c_str()
                                             : std::string(c.program.status().message()).c_str());
@@ -485,11 +306,6 @@ BatchReport RunMeasureBatchPhase(const std::vector<const Workload*>& workloads,
   return r;
 }
 
-double LoadAverage() {
-  double l[1] = {0};
-  return getloadavg(l, 1) == 1 ? l[0] : -1;
-}
-
 int Main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows when piped to a file
   Options opt;
@@ -539,22 +355,13 @@ int Main(int argc, char** argv) {
               "(zmm %.1f, ymm %.1f); profile estimate %.1f GFLOP/s\n\n",
               peak.threads, peak.gflops, peak.gflops_zmm, peak.gflops_ymm, device->peak_gflops);
 
-  const std::string dir = WorkDir();
+  const std::string dir = MakeWorkDir("pruner_bench_measure");
 
   // ---- dense ----
   std::printf("dense 1024^3  out[i,j] = sum_k A[i,k] * W[j,k]   (%.2f GFLOP)\n", dense.flops / 1e9);
   BaselineResult blas = RunOpenBlasSgemm(dense.inputs[0], dense.inputs[1], /*trans_b=*/true,
                                          opt.repeats);
-  Measured blas_m;
-  if (blas.available) {
-    absl::Status close = CheckAllClose(blas.output, dense.want[0], kRtol, kAtol);
-    blas_m.ok = close.ok();
-    blas_m.error = close.ok() ? "" : absl::StrCat("WRONG OUTPUT: ", close.message());
-    blas_m.seconds = blas.seconds;
-    blas_m.gflops = dense.flops / blas.seconds / 1e9;
-  } else {
-    blas_m.error = blas.error;
-  }
+  const Measured blas_m = CheckBaseline(blas, dense);
   const double blas_gf = blas_m.ok ? blas_m.gflops : 0;
   WorkloadReport dr = RunWorkload(dense, opt.dense_steps, *device, opt, dir);
   for (const Row& r : dr.rows) PrintRow(r.what, r.m, peak.gflops, blas_gf, r.note);
@@ -564,16 +371,7 @@ int Main(int argc, char** argv) {
   std::printf("\nconv2d (1,64,56,56) x (64,64,3,3) stride 1 pad 1   (%.3f GFLOP)\n",
               conv.flops / 1e9);
   BaselineResult dnn = RunOneDnnConv2d(conv.inputs[0], conv.inputs[1], 1, 1, opt.repeats * 5);
-  Measured dnn_m;
-  if (dnn.available) {
-    absl::Status close = CheckAllClose(dnn.output, conv.want[0], kRtol, kAtol);
-    dnn_m.ok = close.ok();
-    dnn_m.error = close.ok() ? "" : absl::StrCat("WRONG OUTPUT: ", close.message());
-    dnn_m.seconds = dnn.seconds;
-    dnn_m.gflops = conv.flops / dnn.seconds / 1e9;
-  } else {
-    dnn_m.error = dnn.error;
-  }
+  const Measured dnn_m = CheckBaseline(dnn, conv);
   const double dnn_gf = dnn_m.ok ? dnn_m.gflops : 0;
   WorkloadReport cr = RunWorkload(conv, opt.conv_steps, *device, opt, dir);
   for (const Row& r : cr.rows) PrintRow(r.what, r.m, peak.gflops, dnn_gf, r.note);
@@ -596,14 +394,13 @@ int Main(int argc, char** argv) {
   }
   double cv = -1;
   if (dr.hand_module != nullptr && dr.hand_program != nullptr) {
-    absl::StatusOr<LoadedKernel> kernel = LoadedKernel::Load(*dr.hand_module);
+    absl::StatusOr<ReadyKernel> kernel = ReadyKernel::Load(*dr.hand_module, *dr.hand_program, dense);
     if (kernel.ok()) {
-      KernelArgs args(*dr.hand_program, dense.inputs);
-      for (int i = 0; i < 3; ++i) kernel->entry()(args.ptrs());
+      for (int i = 0; i < 3; ++i) kernel->Call();
       std::vector<double> ms;
       for (int rep = 0; rep < 10; ++rep) {
         double sum = 0;
-        for (int i = 0; i < 3; ++i) sum += TimeCall(kernel->entry(), args.ptrs());
+        for (int i = 0; i < 3; ++i) sum += kernel->TimeOneCall();
         ms.push_back(sum / 3 * 1e3);
       }
       double mean = 0;
