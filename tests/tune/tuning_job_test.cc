@@ -115,6 +115,37 @@ TEST(TuningJobTest, StopAndResumeMeasuresNothingTwiceAndKeepsTheBudget) {
   std::remove(path.c_str());
 }
 
+// Every strategy the CLI offers runs through the same loop: the learned
+// models leave their warm-up after the first round and steer the second.
+class EveryStrategyTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(EveryStrategyTest, RunsAJobToItsBudget) {
+  auto store = RecordsStore::Open(":memory:");
+  ASSERT_TRUE(store.ok());
+  TuningOptions options = QuickOptions(GetParam(), 12, 4);
+  auto measurer = MakeLocalMeasurer(options.measure);
+  auto job = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), LocalCpu(), options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE((*job)->Run().ok());
+  EXPECT_EQ((*job)->trials(), 12);
+  for (const TaskStatus& t : (*job)->TaskStatuses()) EXPECT_GT(t.best_cost_s, 0) << t.name;
+  if (GetParam() == "ansor-xgb" || GetParam() == "ansor-mlp") {
+    // The trained model was checkpointed with the job's device.
+    const std::string model = GetParam() == "ansor-xgb" ? "xgb" : "mlp";
+    auto checkpoint = (*store)->LatestCheckpoint(model, LocalCpu().name);
+    ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+    EXPECT_FALSE(checkpoint->empty());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategyTest,
+                         testing::Values("random", "ansor-random", "ansor-xgb", "ansor-mlp"),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) c = c == '-' ? '_' : c;
+                           return name;
+                         });
+
 TEST(TuningJobTest, BadInputIsRefusedWithAReason) {
   auto store = RecordsStore::Open(":memory:");
   ASSERT_TRUE(store.ok());
