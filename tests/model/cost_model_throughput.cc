@@ -72,11 +72,11 @@ int Run(const std::string& spec, int num_records, int batch, int threads) {
     start = std::chrono::steady_clock::now();
     for (int r = 0; r < kRepeats; ++r) model->Predict(probe);
     const double predict_s = Since(start) / kRepeats;
-    std::cout << "RESULT " << model->Name() << " records " << num_records << " update_s "
-              << update_s << " (fit " << (fit ? fit->seconds : 0.0) << " s, "
-              << (fit ? fit->iterations : 0) << " iterations) predict_batch " << batch
-              << " predict_s " << predict_s << " states_per_s " << batch / predict_s
-              << " featurize_threads " << threads << "\n";
+    std::cout << "RESULT cost_model model=" << model->Name() << " records=" << num_records
+              << " update_s=" << update_s << " fit_s=" << (fit ? fit->seconds : 0.0)
+              << " fit_iterations=" << (fit ? fit->iterations : 0) << " predict_batch=" << batch
+              << " predict_s=" << predict_s << " states_per_s=" << batch / predict_s
+              << " featurize_threads=" << threads << "\n";
   }
   return 0;
 }

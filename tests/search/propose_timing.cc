@@ -5,6 +5,7 @@
 // defaults: dense:M=512,K=512,N=512 cpu 2048 5 64, with Ansor's RandomModel
 // (so 2 generations). Each round's proposals are "measured" with made-up
 // costs and recorded, so later rounds carry measured seeds as in tuning.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   std::printf("round  proposed  total_s  sample_s  mutate_s  predict_s  other_s  init  seeds  "
               "mut_ok  mut_fail\n");
   SearchCounters before = policy.Counters();
+  const SearchCounters start = before;
   for (int r = 0; r < rounds; ++r) {
     auto states = policy.Propose(n);
     if (!states.ok()) {
@@ -53,5 +55,10 @@ int main(int argc, char** argv) {
     }
     policy.Record(results);
   }
+  const SearchCounters all = policy.Counters() - start;
+  std::printf("RESULT search_propose rounds=%d seconds_per_round=%.4f sample_s=%.4f mutate_s=%.4f "
+              "predict_s=%.4f population=%d\n",
+              rounds, all.total_s / std::max(rounds, 1), all.sample_s / std::max(rounds, 1),
+              all.mutate_s / std::max(rounds, 1), all.predict_s / std::max(rounds, 1), population);
   return 0;
 }
