@@ -150,6 +150,12 @@ int main(int argc, char** argv) {
 
   pruner::TuneCommand tune_command;
   pruner::TuningOptions& topt = tune_command.options;
+  // Tuning-run timing (bench_tune uses the same): one warm-up call, then 3
+  // repeats of at least 20 ms. Ansor's number=3 / min_repeat_ms=100 spends
+  // seconds on every slow early schedule.
+  topt.measure.number = 1;
+  topt.measure.repeat = 3;
+  topt.measure.min_repeat_ms = 20;
   auto* tune = app.add_subcommand("tune", "tune operators or a network on the local CPU, in process");
   tune->add_option("--db", tune_command.db, "records database (created if missing)");
   tune->add_option("--op", tune_command.ops, "operator spec (repeatable), see `pruner ops`");
@@ -171,6 +177,9 @@ int main(int argc, char** argv) {
   tune->add_option("--repeat", topt.measure.repeat, "timed repeats per candidate");
   tune->add_option("--min-repeat-ms", topt.measure.min_repeat_ms, "minimum length of a repeat");
   tune->add_option("--run-timeout", topt.measure.run_timeout_s, "seconds per sandboxed run");
+  tune->add_option("--threads", topt.measure.num_threads,
+                   "OpenMP threads per kernel (0: all hardware threads)")
+      ->check(CLI::Range(0, 4096));
   tune->add_flag("--quiet", tune_command.quiet, "one line per round, no tables");
 
   std::string db = "pruner.db", what, best_device;

@@ -1,3 +1,4 @@
+#include <dlfcn.h>
 #include "common/measure/cpu_runner.h"
 
 #include <algorithm>
@@ -148,6 +149,14 @@ RunOutcome RunInChild(const BuiltModule& module, const Program& program,
   auto kernel = LoadedKernel::Load(module);
   if (!kernel.ok()) {
     return RunOutcome::Failure(MeasureError::kRunError, "run", std::string(kernel.status().message()));
+  }
+  if (options.num_threads > 0) {
+    // The kernel's libgomp is loaded by now (RTLD_GLOBAL); the setting is
+    // this thread's, and this thread runs every call below.
+    using SetThreads = void (*)(int);
+    if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) {
+      set(options.num_threads);
+    }
   }
   auto args = PrepareArgs(program, inputs);
   if (!args.ok()) {

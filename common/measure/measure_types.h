@@ -86,6 +86,12 @@ struct MeasureOptions {
   // min_repeat_ms = 0, as TVM's LocalRunner forces; here the caller decides).
   bool flush_cache = false;
 
+  // OpenMP threads of a CPU kernel's parallel loops; 0 keeps the runtime's
+  // default (every hardware thread). 1 gives timings that another busy
+  // process cannot stall at the kernel's barriers (on a loaded 2-core
+  // machine a 2-thread kernel's time snaps to scheduler ticks).
+  int num_threads = 0;
+
   double build_timeout_s = 15;  // per build (Ansor LocalBuilder default)
   double run_timeout_s = 10;    // per run, whole sandbox child (LocalRunner)
   int max_parallel_builds = 2;

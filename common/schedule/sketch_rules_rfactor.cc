@@ -44,15 +44,56 @@ absl::StatusOr<int> FuseAndSplitReduction(SketchCandidate* c) {
 
 bool IsRfactorable(const SketchCandidate& in) {
   const Stage& stage = in.state.stage(in.stage);
+  // A stage rfactor made (attr "rfactor") is never factored again: its
+  // reduction is already the outer part of one.
   return !stage.is_placeholder() && IsUntransformedRoot(stage) && stage.has_reduce() &&
+         stage.op->attrs.count("rfactor") == 0 &&
          stage.op->reduce != ReduceKind::kNone &&
          in.record.cache_writes.count(stage.op->id) == 0 &&
          in.state.AttachedStages(in.stage, -1).empty();
 }
 
+// True when the stage's operands are contiguous only along its innermost
+// reduce axis: every multi-dimensional read's last index is that axis with
+// coefficient 1 and uses no spatial axis (dense with weights stored [N,K],
+// batch_matmul with transposed B). Vectorizing a spatial axis then gathers
+// with a stride of the row length, so the only contiguous vectors lie along
+// the reduction, and they need rfactor to become a spatial (vectorizable)
+// axis.
+bool ContiguousOnlyAlongReduction(const Stage& stage) {
+  const Op& op = *stage.op;
+  if (op.reduce_axes.empty()) return false;
+  const int num_spatial = static_cast<int>(op.axes.size());
+  const int inner_reduce = op.num_axes() - 1;  // var id of the last reduce axis
+  int contiguous_reads = 0;
+  bool ok = true;
+  VisitExpr(op.body, [&](const ExprNode& node) {
+    if (!ok || node.kind != ExprKind::kRead || node.args.size() < 2) return;
+    AffineForm last;
+    if (!ToAffine(node.args.back(), &last)) {
+      ok = false;
+      return;
+    }
+    bool unit_reduce = false;
+    for (const auto& [var, coeff] : last.terms) {
+      if (var < num_spatial) ok = false;  // contiguous along a spatial axis
+      if (var == inner_reduce && coeff == 1) unit_reduce = true;
+    }
+    if (unit_reduce) ++contiguous_reads;
+    else ok = false;
+  });
+  return ok && contiguous_reads >= 2;
+}
+
 // CPU (Ansor's AddRfactor). Two sketches: factor the outer part (partials
 // over chunks of the reduction, parallel across cores), or the inner part
 // moved innermost (partials across adjacent elements, vectorizable).
+//
+// Departure: Ansor factors only when the spatial space is small. We also
+// factor when the operands' layout makes the reduction the only contiguous
+// axis (ContiguousOnlyAlongReduction); without it a dense with [N,K]
+// weights has no vectorizable loop at all. Both keep the unfactored
+// sketches (kApply).
 class CpuRfactorRule : public SketchRule {
  public:
   const char* name() const override { return "AddRfactor"; }
@@ -65,7 +106,8 @@ class CpuRfactorRule : public SketchRule {
     if (ctx.analysis.NeedsMultiLevelTiling(in.stage)) {
       // Tiling already finds enough parallelism in the spatial loops unless
       // they are few.
-      needs = space <= reduce && space <= 16 * cores;
+      needs = (space <= reduce && space <= 16 * cores) ||
+              ContiguousOnlyAlongReduction(in.state.stage(in.stage));
     } else {
       needs = reduce > cores;
     }
@@ -73,6 +115,7 @@ class CpuRfactorRule : public SketchRule {
   }
   absl::StatusOr<std::vector<SketchCandidate>> Apply(const SketchContext&,
                                                      const SketchCandidate& in) const override {
+    const bool layout_driven = ContiguousOnlyAlongReduction(in.state.stage(in.stage));
     SketchCandidate base = in;
     auto num_spatial = FuseAndSplitReduction(&base);
     if (!num_spatial.ok()) return num_spatial.status();
@@ -94,8 +137,12 @@ class CpuRfactorRule : public SketchRule {
         if (absl::Status st = c.state.Apply(ReorderStep(in.stage, order)); !st.ok()) return st;
       }
       c.record.trace.back() = absl::StrCat(name(), part == 0 ? "(outer)@" : "(inner)@", in.stage);
-      // The ".rf" stage itself is left to annotation (Ansor does the same).
-      c.stage = in.stage - 1;
+      // The ".rf" stage itself is left to annotation (Ansor does the same),
+      // except the vectorizable inner variant of a layout-driven rfactor:
+      // there the ".rf" stage holds all of the work, so the derivation goes
+      // on with it and multi-level tiling gives it register tiles whose
+      // innermost spatial loop is the factored (contiguous) axis.
+      c.stage = (layout_driven && part == 1) ? in.stage : in.stage - 1;
       out.push_back(std::move(c));
     }
     return out;

@@ -59,6 +59,9 @@ absl::Status ValidateTuningOptions(const TuningOptions& o) {
   if (o.measure.repeat < 1 || o.measure.number < 1) {
     return absl::InvalidArgumentError("measure repeat and number must be >= 1");
   }
+  if (o.measure.num_threads < 0) {
+    return absl::InvalidArgumentError("measure num_threads must be >= 0 (0: all hardware threads)");
+  }
   if (o.measure.run_timeout_s <= 0 || o.measure.build_timeout_s <= 0) {
     return absl::InvalidArgumentError("measure timeouts must be positive");
   }
@@ -89,6 +92,7 @@ std::string TuningOptionsToJson(const TuningOptions& o) {
         {"build_timeout_s", m.build_timeout_s},
         {"run_timeout_s", m.run_timeout_s},
         {"max_parallel_builds", m.max_parallel_builds},
+        {"num_threads", m.num_threads},
         {"rtol", m.rtol},
         {"atol", m.atol},
         {"seed", m.seed}}},
@@ -130,7 +134,8 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
           Read(*it, "flush_cache", &m.flush_cache),
           Read(*it, "build_timeout_s", &m.build_timeout_s),
           Read(*it, "run_timeout_s", &m.run_timeout_s),
-          Read(*it, "max_parallel_builds", &m.max_parallel_builds), Read(*it, "rtol", &m.rtol),
+          Read(*it, "max_parallel_builds", &m.max_parallel_builds),
+          Read(*it, "num_threads", &m.num_threads), Read(*it, "rtol", &m.rtol),
           Read(*it, "atol", &m.atol), Read(*it, "seed", &m.seed)}) {
       if (!s.ok()) return s;
     }

@@ -40,18 +40,22 @@ const Stage* FindStage(const Sketch& sketch, const std::string& name) {
 // - a tiled stage with an element-wise consumer: CPU fusion at levels 1, 2
 //   or plain tiling (3); GPU fusion at level 3 (1);
 // - a pure reduction whose reduction is long enough: CPU rfactor of the
-//   outer or inner part, or nothing (x3); GPU rfactor or nothing (x2).
+//   outer or inner part, or nothing (x3); GPU rfactor or nothing (x2);
+// - a CPU stage whose operands are contiguous only along the reduction
+//   (dense's [N,K] weights, batch_matmul with transpose_b): the 3 tiled
+//   sketches, rfactor of the outer part, and rfactor of the inner part
+//   with the ".rf" stage tiled in the 3 ways (7).
 TEST(SketchGeneration, CountsPerOperator) {
   const std::vector<std::tuple<std::string, int, int>> cases = {
       {"matmul:M=24,K=36,N=20", 3, 1},
-      {"dense:M=17,K=40,N=24,bias=1,act=relu", 3, 1},
-      {"dense:M=16,K=32,N=12,act=gelu", 3, 1},
-      // GEMV: few outputs, long reduction. CPU adds the two rfactor
-      // sketches (64 <= 1024 and 64 <= 128), GPU the rfactor one (64 <
-      // 1024 outputs fit one block).
-      {"dense:M=1,K=1024,N=64", 5, 2},
+      {"dense:M=17,K=40,N=24,bias=1,act=relu", 7, 1},
+      {"dense:M=16,K=32,N=12,act=gelu", 7, 1},
+      // GEMV: few outputs, long reduction; the layout rule already gives
+      // the CPU the rfactor sketches, GPU adds its rfactor one (64 < 1024
+      // outputs fit one block).
+      {"dense:M=1,K=1024,N=64", 7, 2},
       {"batch_matmul:B=3,M=12,K=20,N=10", 3, 1},
-      {"batch_matmul:B=2,M=9,K=16,N=12,transpose_b=1", 3, 1},
+      {"batch_matmul:B=2,M=9,K=16,N=12,transpose_b=1", 7, 1},
       {"conv2d:N=1,C=6,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1", 3, 1},
       {"conv2d:N=1,C=4,H=7,W=11,K=6,R=1,S=7,stride=1,pad_h=0,pad_w=3,bias=1,act=relu", 3, 1},
       {"depthwise_conv2d:N=1,C=6,H=11,W=11,R=3,S=3,stride=2,pad=1", 3, 1},

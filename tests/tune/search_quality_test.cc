@@ -37,6 +37,10 @@ TEST(SearchQualityTest, EvolutionaryXgbBeatsRandomAtTheSameTrialCount) {
   MeasureOptions measure = QuickOptions("random", 1, 1).measure;
   measure.repeat = 3;
   measure.min_repeat_ms = 2;  // tiny kernels: a few ms per repeat steadies them
+  // One thread per kernel: on a shared 2-core machine a 2-thread kernel's
+  // time snaps to scheduler ticks whenever anything else runs, which can
+  // swamp the difference between the strategies.
+  measure.num_threads = 1;
   auto measurer = MakeLocalMeasurer(measure);
   double log_sum = 0;
   int seeds = 0;
