@@ -16,6 +16,7 @@
 #include "common/schedule/state.h"
 #include "common/schedule/step.h"
 #include "common/store/records_store.h"
+#include "common/tune/job_tasks.h"
 #include "common/tune/measurer.h"
 #include "common/tune/tuning_job.h"
 
@@ -35,24 +36,6 @@ std::string Duration(double s) {
   if (s < 60) return absl::StrCat(static_cast<int>(s), "s");
   if (s < 3600) return absl::StrCat(static_cast<int>(s / 60), "m", static_cast<int>(s) % 60, "s");
   return absl::StrCat(static_cast<int>(s / 3600), "h", static_cast<int>(s / 60) % 60, "m");
-}
-
-// Records of different CPUs must not mix in a shared database, so the local
-// CPU is keyed by what it is, not by "cpu-local".
-DeviceProfile WithStableCpuKey(DeviceProfile device) {
-  if (device.IsGpu()) return device;
-  std::string slug;
-  for (char c : device.description) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      slug += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!slug.empty() && slug.back() != '-') {
-      slug += '-';
-    }
-  }
-  while (!slug.empty() && slug.back() == '-') slug.pop_back();
-  device.name = absl::StrCat("cpu-", slug.empty() ? "unknown" : slug, "-", device.num_cores, "t-",
-                             device.vector_isa);
-  return device;
 }
 
 void PrintTable(const RoundReport& r) {
@@ -93,37 +76,6 @@ void PrintRound(const RoundReport& r, bool table) {
   }
   if (table) PrintTable(r);
   std::fflush(stdout);
-}
-
-absl::StatusOr<std::vector<SearchTask>> TasksOf(const TuneCommand& c) {
-  std::vector<SearchTask> tasks;
-  if (!c.network.empty()) {
-    if (!c.ops.empty()) return absl::InvalidArgumentError("give --op or --network, not both");
-    auto graph = BuildNetwork(c.network);
-    if (!graph.ok()) return graph.status();
-    auto network = ExtractTasks(*graph);
-    if (!network.ok()) return network.status();
-    for (const GraphTask& t : *network) {
-      SearchTask task;
-      task.name = t.name;
-      task.dag = t.dag;
-      task.workload_key = t.dag->WorkloadKey();
-      task.weight = t.weight;
-      tasks.push_back(std::move(task));
-    }
-    return tasks;
-  }
-  if (c.ops.empty()) return absl::InvalidArgumentError("nothing to tune: give --op SPEC or --network NAME");
-  for (const std::string& spec : c.ops) {
-    auto dag = BuildOperator(spec);
-    if (!dag.ok()) return dag.status();
-    SearchTask task;
-    task.name = spec;
-    task.dag = std::make_shared<const ComputeDag>(*std::move(dag));
-    task.workload_key = task.dag->WorkloadKey();
-    tasks.push_back(std::move(task));
-  }
-  return tasks;
 }
 
 }  // namespace
@@ -168,7 +120,7 @@ int RunTune(const TuneCommand& c) {
           ": in-process tuning measures on the local CPU only (GPU workers arrive with the "
           "service)")));
     }
-    auto tasks = TasksOf(c);
+    auto tasks = BuildJobTasks(c.ops, c.network);
     if (!tasks.ok()) return Fail(tasks.status());
     measurer = MakeLocalMeasurer(c.options.measure);
     auto created = TuningJob::Create(store->get(), measurer.get(), *std::move(tasks),

@@ -1,6 +1,7 @@
 #include "common/device/device_profile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <type_traits>
 
@@ -156,6 +157,22 @@ DeviceProfile FillUnknownFields(const DeviceProfile& reported,
   DeviceProfile out = reported;
   device_internal::VisitProfileFields(TakeDefaultIfUnknown{}, out, defaults);
   return out;
+}
+
+DeviceProfile WithStableCpuKey(DeviceProfile device) {
+  if (device.IsGpu()) return device;
+  std::string slug;
+  for (char c : device.description) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      slug += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  device.name = absl::StrCat("cpu-", slug.empty() ? "unknown" : slug, "-", device.num_cores, "t-",
+                             device.vector_isa);
+  return device;
 }
 
 }  // namespace pruner

@@ -126,6 +126,12 @@ absl::StatusOr<DeviceProfile> GetDeviceProfile(std::string_view name);
 // files give defaults, each recorded in `notes`. Defined in local_cpu.cc.
 DeviceProfile DetectLocalCpu();
 
+// `device` renamed by what it is: "cpu-<model slug>-<N>t-<isa>", e.g.
+// "cpu-amd-epyc-9b45-2t-avx512f". Records of different CPUs must not mix in
+// a shared database, so a CPU is never keyed "cpu-local". GPU profiles are
+// returned unchanged.
+DeviceProfile WithStableCpuKey(DeviceProfile device);
+
 // Checks a profile a worker reported against the built-in one for the same
 // device. An error (FailedPrecondition, listing every mismatch) on: different
 // kind; GPUs: different warp size or compute-capability major, SM counts
