@@ -1,15 +1,18 @@
 // The `pruner` command-line tool: the operator library, device profiles,
 // sketches, a check that random schedules lower and compute the right answer,
-// and in-process tuning against a records database (tune, best, records,
-// jobs, export, import). The service (server, workers) arrives with issue 5.
+// in-process tuning against a records database (tune, best, records, jobs,
+// export, import), and the tuning service's client (submit, watch, status,
+// cancel, workers, and jobs/best/export without --db; see service_cli.h).
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
 #include "client/schedule_check.h"
+#include "client/service_cli.h"
 #include "client/tune_command.h"
 #include "common/device/device_profile.h"
 #include "common/device/device_profile_json.h"
@@ -120,8 +123,13 @@ int Demo(int n) {
 }  // namespace pruner
 
 int main(int argc, char** argv) {
-  CLI::App app{"pruner: tensor-program tuning engine"};
+  CLI::App app{"pruner: tensor-program tuning engine and client of the tuning service"};
   app.require_subcommand(1);
+  app.footer(
+      "Service commands (submit, watch, status, cancel, workers; jobs and best without --db; "
+      "export with --out) talk to the server at --server, $PRUNER_SERVER or 127.0.0.1:7070, "
+      "with the token from --token-file, $PRUNER_TOKEN_FILE or $PRUNER_TOKEN.");
+  pruner::ServiceCli service;
 
   auto* ops = app.add_subcommand("ops", "list the operator library and its spec syntax");
   bool json = false;
@@ -184,11 +192,15 @@ int main(int argc, char** argv) {
 
   std::string db = "pruner.db", what, best_device;
   bool show_program = false;
-  auto* best = app.add_subcommand("best", "best record of a job's tasks or of a workload");
-  best->add_option("what", what, "job id or workload key")->required();
-  best->add_option("--db", db, "records database");
-  best->add_option("--device", best_device, "device key (default: the job's)");
-  best->add_flag("--program", show_program, "print the lowered program");
+  auto* best = app.add_subcommand(
+      "best",
+      "best schedule of each task of a server job; with --db, of a job or a workload in a local "
+      "records database");
+  best->add_option("what", what, "job id (or, with --db, a workload key)")->required();
+  best->add_option("--db", db, "records database: read it in process instead of asking the server");
+  best->add_option("--device", best_device, "with --db: device key (default: the job's)");
+  best->add_flag("--program", show_program, "with --db: print the lowered program");
+  pruner::AddServiceFlags(best, &service.service);
 
   std::string workload;
   int64_t limit = 50;
@@ -197,24 +209,54 @@ int main(int argc, char** argv) {
   records->add_option("--db", db, "records database");
   records->add_option("--limit", limit, "at most this many (0: all)");
 
-  auto* jobs = app.add_subcommand("jobs", "list tuning jobs");
-  jobs->add_option("--db", db, "records database");
+  auto* jobs = app.add_subcommand(
+      "jobs", "list the server's tuning jobs; with --db, the jobs of a local records database");
+  jobs->add_option("--db", db, "records database: read it in process instead of asking the server");
+  pruner::AddServiceFlags(jobs, &service.service);
 
-  std::string path;
-  auto* export_cmd = app.add_subcommand("export", "write records as JSON lines");
-  export_cmd->add_option("path", path, "output file")->required();
-  export_cmd->add_option("--db", db, "records database");
-  export_cmd->add_option("--workload", workload, "only this workload");
+  std::string path, export_dir;
+  auto* export_cmd = app.add_subcommand(
+      "export",
+      "with --out DIR: a server job's best schedules as source files plus manifest.json; "
+      "otherwise: a local database's records as JSON lines");
+  export_cmd->add_option("path", path, "output file (JSON lines), or the job id with --out")
+      ->required();
+  export_cmd->add_option("--out", export_dir, "folder for a server job's exported files");
+  export_cmd->add_option("--db", db, "records database (JSON-lines export)");
+  export_cmd->add_option("--workload", workload, "JSON-lines export: only this workload");
+  pruner::AddServiceFlags(export_cmd, &service.service);
   auto* import_cmd = app.add_subcommand("import", "read records from JSON lines");
   import_cmd->add_option("path", path, "input file")->required();
   import_cmd->add_option("--db", db, "records database");
 
-  CLI11_PARSE(app, argc, argv);
+  pruner::AddServiceCommands(&app, &service);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Usage errors exit 2 like the service's refusals; --help exits 0.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (std::optional<int> code = pruner::RunParsedServiceCommand(service)) return *code;
   if (*tune) return pruner::RunTune(tune_command);
-  if (*best) return pruner::RunBest(db, what, best_device, show_program);
+  if (*best) {
+    if (best->count("--db") > 0) return pruner::RunBest(db, what, best_device, show_program);
+    if (best->count("--device") > 0 || show_program) {
+      std::cerr << "error: --device and --program read a local records database: add --db FILE\n";
+      return 2;
+    }
+    return pruner::RunServiceBest(service, what);
+  }
   if (*records) return pruner::RunRecords(db, workload, limit);
-  if (*jobs) return pruner::RunJobs(db);
-  if (*export_cmd) return pruner::RunExport(db, path, workload);
+  if (*jobs) return jobs->count("--db") > 0 ? pruner::RunJobs(db) : pruner::RunServiceJobs(service);
+  if (*export_cmd) {
+    if (export_cmd->count("--out") == 0) return pruner::RunExport(db, path, workload);
+    if (export_cmd->count("--db") > 0 || export_cmd->count("--workload") > 0) {
+      std::cerr << "error: --out exports a server job; --db/--workload export local records\n";
+      return 2;
+    }
+    return pruner::RunServiceExport(service, path, export_dir);
+  }
   if (*import_cmd) return pruner::RunImport(db, path);
   if (*ops) return pruner::ListOperators();
   if (*devices) return pruner::ListDevices(json);

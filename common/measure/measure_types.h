@@ -64,6 +64,9 @@ struct MeasureResult {
   double build_s = 0;  // compiler wall time
   double run_s = 0;    // sandbox wall time (fork to reap), all repeats included
   int64_t binary_bytes = 0;
+  // The worker that measured it; empty: whoever the caller is (a local
+  // measurer leaves it empty).
+  std::string measured_by;
 
   bool ok() const { return error == MeasureError::kNone; }
   // "run error [run]: killed by signal SIGSEGV ..." for logs and tests.

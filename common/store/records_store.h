@@ -38,8 +38,10 @@ struct StoredRecord {
   int task_index = -1;       // the job's task it was measured for
 };
 
-enum class JobStatus { kPending, kRunning, kStopped, kDone, kFailed };
-// "pending", "running", "stopped", "done", "failed" (the stored form).
+// kStopped: interrupted (Ctrl-C, a measurer that could not measure);
+// resumable. kCancelled: a user cancelled it; the server does not resume it.
+enum class JobStatus { kPending, kRunning, kStopped, kDone, kFailed, kCancelled };
+// "pending", "running", "stopped", "done", "failed", "cancelled" (the stored form).
 const char* JobStatusName(JobStatus status);
 std::optional<JobStatus> ParseJobStatus(std::string_view name);
 

@@ -18,7 +18,8 @@ using store_internal::Transaction;
 namespace {
 
 constexpr JobStatus kAllStatuses[] = {JobStatus::kPending, JobStatus::kRunning,
-                                      JobStatus::kStopped, JobStatus::kDone, JobStatus::kFailed};
+                                      JobStatus::kStopped, JobStatus::kDone, JobStatus::kFailed,
+                                      JobStatus::kCancelled};
 
 // Pure checks, before any lock is taken.
 absl::Status ValidateJob(const StoredJob& job) {
@@ -115,6 +116,7 @@ const char* JobStatusName(JobStatus status) {
     case JobStatus::kStopped: return "stopped";
     case JobStatus::kDone: return "done";
     case JobStatus::kFailed: return "failed";
+    case JobStatus::kCancelled: return "cancelled";
   }
   return "unknown";
 }

@@ -34,7 +34,8 @@ class LocalMeasurer : public Measurer {
 
   std::string Name() const override { return name_; }
 
-  std::vector<MeasureResult> Measure(const std::vector<MeasureInput>& inputs) override {
+  absl::StatusOr<std::vector<MeasureResult>> Measure(
+      const std::vector<MeasureInput>& inputs) override {
     // One batch at a time: runs must never overlap anyway.
     std::lock_guard<std::mutex> call_lock(call_mu_);
     std::unique_lock<std::mutex> lock(mu_);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "common/measure/measure_types.h"
 
 namespace pruner {
@@ -17,9 +18,13 @@ class Measurer {
   virtual ~Measurer() = default;
   // "local:<host>" or a worker name; recorded as StoredRecord::measured_by.
   virtual std::string Name() const = 0;
-  // One result per input, in order. Never throws or aborts: failures are
-  // error classes in the results.
-  virtual std::vector<MeasureResult> Measure(const std::vector<MeasureInput>& inputs) = 0;
+  // One result per input, in order. A program's failure is an error class
+  // in its result, never an error status. An error status means the batch
+  // could not be measured at all and nothing of it may be recorded:
+  // Cancelled (the job was cancelled), Unavailable (the service is shutting
+  // down). The caller stops the job; a resume measures the round again.
+  virtual absl::StatusOr<std::vector<MeasureResult>> Measure(
+      const std::vector<MeasureInput>& inputs) = 0;
 };
 
 // MeasureBatch on this machine, called from one dedicated thread that does

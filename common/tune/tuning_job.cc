@@ -292,8 +292,14 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
         inputs.push_back(MeasureInput{s.tasks[task].dag, state.steps(), s.device});
       }
       t0 = Clock::now();
-      std::vector<MeasureResult> results = s.measurer->Measure(inputs);
+      absl::StatusOr<std::vector<MeasureResult>> measured_or = s.measurer->Measure(inputs);
       time.measure_s = SecondsSince(t0);
+      if (!measured_or.ok() || measured_or->size() != inputs.size()) {
+        // Nothing of this round is recorded; a resume proposes it again.
+        interrupted = true;
+        break;
+      }
+      std::vector<MeasureResult>& results = *measured_or;
 
       std::vector<StoredRecord> stored;
       std::vector<MeasuredState> measured;
@@ -307,7 +313,7 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
         rec.device_key = s.device.name;
         rec.steps = StepsToString((*proposed)[i].steps());
         rec.result = r;
-        rec.measured_by = s.measurer->Name();
+        rec.measured_by = r.measured_by.empty() ? s.measurer->Name() : r.measured_by;
         rec.measured_at_unix_ms = now_ms;
         rec.job_id = s.job_id;
         rec.task_index = task;

@@ -39,7 +39,7 @@ TEST(StoreMeasureErrorNameTest, EveryClassParsesBack) {
 
 TEST(StoreJobStatusTest, EveryStatusParsesBack) {
   for (JobStatus s : {JobStatus::kPending, JobStatus::kRunning, JobStatus::kStopped,
-                      JobStatus::kDone, JobStatus::kFailed}) {
+                      JobStatus::kDone, JobStatus::kFailed, JobStatus::kCancelled}) {
     EXPECT_EQ(ParseJobStatus(JobStatusName(s)), s) << JobStatusName(s);
   }
   EXPECT_EQ(ParseJobStatus("finished"), std::nullopt);

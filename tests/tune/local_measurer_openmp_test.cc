@@ -43,7 +43,9 @@ TEST(LocalMeasurerTest, ParallelKernelsRunAfterTheCallerUsedOpenMp) {
   options.run_timeout_s = 10;
   auto measurer = MakeLocalMeasurer(options);
   EXPECT_EQ(measurer->Name().rfind("local:", 0), 0u);
-  for (const MeasureResult& r : measurer->Measure(inputs)) {
+  auto results = measurer->Measure(inputs);
+  ASSERT_TRUE(results.ok()) << results.status();
+  for (const MeasureResult& r : *results) {
     EXPECT_TRUE(r.ok()) << r.Describe();
   }
 }

@@ -1,0 +1,182 @@
+#include "client/service_cli.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/numbers.h"
+#include "client/service_commands.h"
+
+namespace pruner {
+namespace {
+
+constexpr char kServiceGroup[] = "Service";
+
+std::atomic<bool> g_stop_watching{false};
+
+void OnInterrupt(int) {
+  g_stop_watching.store(true);
+  // The next Ctrl-C is the default one: if cancelling the call hangs, the
+  // user can still get out.
+  std::signal(SIGINT, SIG_DFL);
+}
+
+template <typename T>
+CLI::Option* AddOptional(CLI::App* command, const std::string& name, std::optional<T>* value,
+                         const std::string& help) {
+  return command->add_option_function<T>(name, [value](const T& v) { *value = v; }, help);
+}
+
+const CLI::Validator& JobIdValidator() {
+  static const CLI::Validator validator(
+      [](std::string& text) -> std::string {
+        int64_t id = 0;
+        return absl::SimpleAtoi(text, &id) && id > 0 ? "" : "a job id is a positive number";
+      },
+      "JOB_ID");
+  return validator;
+}
+
+CLI::Option* AddJobArgument(CLI::App* command, int64_t* job_id) {
+  return command->add_option("job", *job_id, "job id")->required()->check(JobIdValidator());
+}
+
+ServiceFlags Resolved(const ServiceCli& cli) {
+  return WithEnvironmentDefaults(cli.service, [](const char* name) { return std::getenv(name); });
+}
+
+CommandStreams Console() { return CommandStreams{std::cout, std::cerr}; }
+
+// The in-process commands take a string there; the server wants a job id.
+std::optional<int64_t> ParseJobId(const std::string& text) {
+  int64_t id = 0;
+  if (!absl::SimpleAtoi(text, &id) || id <= 0) return std::nullopt;
+  return id;
+}
+
+void AddSubmitFlags(CLI::App* submit, SubmitFlags* f) {
+  submit->add_option("--op", f->ops, "operator spec (repeatable), see `pruner ops`");
+  AddOptional(submit, "--network", &f->network,
+              "built-in network: resnet-50, mobilenet-v2, bert-base, bert-tiny");
+  AddOptional(submit, "--target", &f->target,
+              "device key to tune for: a worker's (see `pruner workers`) or a built-in profile");
+  AddOptional(submit, "--name", &f->name, "job name");
+  AddOptional(submit, "--strategy", &f->strategy,
+              "random, ansor-xgb, ansor-mlp, ansor-random (default: the server's)");
+  AddOptional(submit, "--scheduler", &f->scheduler, "gradient or round-robin");
+  AddOptional(submit, "--trials", &f->trials, "trial budget (measured programs)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000000}));
+  AddOptional(submit, "--per-round", &f->per_round, "programs measured per round")
+      ->check(CLI::Range(1, 100000));
+  AddOptional(submit, "--seed", &f->seed, "random seed");
+  AddOptional(submit, "--early-stopping", &f->early_stopping,
+              "trials without improvement (0: off)")
+      ->check(CLI::NonNegativeNumber);
+  const char* measure = "Measurement (0 or absent: the server's default)";
+  AddOptional(submit, "--number", &f->number, "calls per timed repeat")
+      ->check(CLI::NonNegativeNumber)->group(measure);
+  AddOptional(submit, "--repeat", &f->repeat, "timed repeats per candidate")
+      ->check(CLI::NonNegativeNumber)->group(measure);
+  AddOptional(submit, "--min-repeat-ms", &f->min_repeat_ms, "minimum length of a repeat")
+      ->check(CLI::NonNegativeNumber)->group(measure);
+  AddOptional(submit, "--threads", &f->threads, "threads per CPU kernel (0: all)")
+      ->check(CLI::Range(0, 4096))->group(measure);
+  AddOptional(submit, "--run-timeout", &f->run_timeout_s, "seconds per run on the device")
+      ->check(CLI::NonNegativeNumber)->group(measure);
+  AddOptional(submit, "--build-timeout", &f->build_timeout_s, "seconds per compile")
+      ->check(CLI::NonNegativeNumber)->group(measure);
+  submit->add_option("--spec", f->spec_file,
+                     "JobSpec as JSON (proto3 mapping); the flags above override its fields")
+      ->check(CLI::ExistingFile);
+  submit->add_flag("--watch", f->watch, "follow the job's progress like `pruner watch`");
+}
+
+}  // namespace
+
+void AddServiceFlags(CLI::App* command, ServiceFlags* flags) {
+  command->add_option("--server", flags->server,
+                      "server address (default: $PRUNER_SERVER, else 127.0.0.1:7070)")
+      ->group(kServiceGroup);
+  command->add_option("--token-file", flags->token_file,
+                      "file whose first line is the token (default: $PRUNER_TOKEN_FILE, else the "
+                      "token in $PRUNER_TOKEN)")
+      ->group(kServiceGroup);
+  command->add_option("--tls-ca", flags->tls_ca_file, "PEM of the CA to trust; enables TLS")
+      ->group(kServiceGroup);
+  command->add_option("--tls-server-name", flags->tls_server_name,
+                      "name in the server's certificate, if not the address's host")
+      ->group(kServiceGroup);
+  command->add_flag("--json", flags->json, "print the reply as one JSON object (per line)")
+      ->group(kServiceGroup);
+}
+
+void AddServiceCommands(CLI::App* app, ServiceCli* cli) {
+  cli->submit_command = app->add_subcommand(
+      "submit", "submit a tuning job to the server (--op ... or --network, and --target)");
+  AddSubmitFlags(cli->submit_command, &cli->submit);
+
+  cli->watch_command = app->add_subcommand(
+      "watch", "follow a server job round by round; exit 0 done, 1 failed/cancelled; Ctrl-C "
+               "stops watching, not the job");
+  AddJobArgument(cli->watch_command, &cli->job_id);
+
+  cli->status_command = app->add_subcommand("status", "a server job's state and task table");
+  AddJobArgument(cli->status_command, &cli->job_id);
+
+  cli->cancel_command = app->add_subcommand("cancel", "cancel a server job");
+  AddJobArgument(cli->cancel_command, &cli->job_id);
+
+  cli->workers_command = app->add_subcommand("workers", "the workers registered with the server");
+
+  for (CLI::App* command : {cli->submit_command, cli->watch_command, cli->status_command,
+                            cli->cancel_command, cli->workers_command}) {
+    AddServiceFlags(command, &cli->service);
+  }
+}
+
+std::optional<int> RunParsedServiceCommand(const ServiceCli& cli) {
+  const bool watches = (cli.submit_command && *cli.submit_command && cli.submit.watch) ||
+                       (cli.watch_command && *cli.watch_command);
+  if (watches) std::signal(SIGINT, OnInterrupt);
+  if (cli.submit_command && *cli.submit_command) {
+    return RunSubmit(Resolved(cli), cli.submit, Console(), &g_stop_watching);
+  }
+  if (cli.watch_command && *cli.watch_command) {
+    return RunWatch(Resolved(cli), cli.job_id, Console(), &g_stop_watching);
+  }
+  if (cli.status_command && *cli.status_command) {
+    return RunJobStatus(Resolved(cli), cli.job_id, Console());
+  }
+  if (cli.cancel_command && *cli.cancel_command) {
+    return RunCancelJob(Resolved(cli), cli.job_id, Console());
+  }
+  if (cli.workers_command && *cli.workers_command) return RunListWorkers(Resolved(cli), Console());
+  return std::nullopt;
+}
+
+int RunServiceJobs(const ServiceCli& cli) { return RunListJobs(Resolved(cli), Console()); }
+
+int RunServiceBest(const ServiceCli& cli, const std::string& job_text) {
+  std::optional<int64_t> job_id = ParseJobId(job_text);
+  if (!job_id) {
+    std::cerr << "error: '" << job_text
+              << "' is not a job id; the server's best takes a job id (a workload key needs "
+                 "--db)\n";
+    return kExitRefused;
+  }
+  return RunBestRecords(Resolved(cli), *job_id, Console());
+}
+
+int RunServiceExport(const ServiceCli& cli, const std::string& job_text,
+                     const std::string& out_dir) {
+  std::optional<int64_t> job_id = ParseJobId(job_text);
+  if (!job_id) {
+    std::cerr << "error: '" << job_text << "' is not a job id (export --out DIR takes a server "
+                 "job id; without --out, export writes --db's records to a file)\n";
+    return kExitRefused;
+  }
+  return RunExportJob(Resolved(cli), *job_id, out_dir, Console());
+}
+
+}  // namespace pruner

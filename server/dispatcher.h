@@ -1,0 +1,203 @@
+// The dispatcher: queues of candidates waiting to be measured, the workers
+// that measure them, and the leases between the two. No networking: the
+// gRPC services call it, and so do the unit tests and the load benchmark.
+//
+// Rules (specs/ansor.md §7.6 and §10 list what goes wrong without them):
+// - A lease goes only to a worker whose device key equals the batch's target.
+// - The server owns leases. A lease expires when its worker stops
+//   heart-beating for lease_timeout, or when it outlives its hard deadline
+//   (a worker that heart-beats but never finishes). Its unreported
+//   candidates go back to the front of their queue as retryable: a lost
+//   worker is never recorded as a program failure. Only a candidate that
+//   loses max_attempts leases is given up, as a run error in phase
+//   "dispatch" (at that point the program itself is the likely cause: it
+//   takes its worker down each time).
+// - Results are idempotent by measurement id: the first result for an id
+//   counts, later ones (a late report of an expired lease, a retried
+//   delivery) are ignored and counted as duplicates.
+// - Queue wait is measured (enqueue to lease) and reported beside each
+//   result; it never counts against a run timeout, which the worker applies
+//   to the run alone.
+// - Jobs share workers fairly: leases are handed out round-robin over the
+//   jobs that have work for the asking worker's device.
+#ifndef PRUNER_SERVER_DISPATCHER_H_
+#define PRUNER_SERVER_DISPATCHER_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "pruner/v1/tuning_service.pb.h"
+#include "pruner/v1/worker_service.pb.h"
+
+namespace pruner {
+
+struct DispatcherOptions {
+  std::chrono::milliseconds lease_timeout{10000};
+  std::chrono::milliseconds heartbeat_interval{1000};
+  // Leases a candidate may lose (expired, or its worker reported an
+  // infrastructure error) before it is given up.
+  int max_attempts = 3;
+  // A lease's hard deadline: per candidate, its build and run timeouts
+  // times (repeat + warm-up + 1), plus this slack.
+  std::chrono::seconds hard_deadline_slack{60};
+  // Candidates queued over all jobs; Submit refuses beyond (back-pressure).
+  int64_t max_queued_candidates = 1 << 20;
+};
+
+// What every candidate of one batch shares.
+struct BatchSpec {
+  int64_t job_id = 0;
+  int task_index = 0;
+  v1::Workload workload;
+  v1::Device target;  // key = the device key workers must have
+  v1::MeasureOptions options;
+};
+
+// One candidate's outcome as the job sees it.
+struct DispatchedResult {
+  v1::MeasureResult result;  // queue_wait_s and measured_by filled in
+};
+
+// A submitted batch; the job waits on it.
+class BatchHandle;
+
+struct WorkerSnapshot {
+  v1::WorkerInfo info;
+  bool alive = true;
+};
+
+struct ReportOutcome {
+  int accepted = 0;
+  int duplicates = 0;
+  int unknown = 0;
+};
+
+struct JobQueueStats {
+  int queued = 0;
+  int leased = 0;
+};
+
+class Dispatcher {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit Dispatcher(DispatcherOptions options = {});
+  ~Dispatcher();
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+
+  const DispatcherOptions& options() const { return options_; }
+
+  // ---- Workers -----------------------------------------------------------
+  // A new worker id for every registration (a re-registering worker is a new
+  // worker: its old leases expire as usual).
+  std::string RegisterWorker(const v1::RegisterRequest& request);
+  // False for an unknown (or declared dead) worker. Fills the worker's
+  // leases that the dispatcher no longer holds into `revoked`.
+  bool Heartbeat(const std::string& worker_id, const std::vector<std::string>& lease_ids,
+                 std::vector<std::string>* revoked);
+  // Waits up to `wait` for candidates matching the worker's device. nullopt:
+  // nothing (or unknown worker: `*unknown_worker` set). `cancelled`, polled
+  // every 100 ms, ends the wait early (a gRPC call its client hung up).
+  std::optional<v1::Lease> Lease(const std::string& worker_id, int max_candidates,
+                                 std::chrono::milliseconds wait, bool* unknown_worker,
+                                 const std::function<bool()>& cancelled = nullptr);
+  // Results of a lease; `infrastructure_error` non-empty re-queues what was
+  // not reported. Results for ids that are not pending are duplicates or
+  // unknown, never counted twice. An unknown lease is fine: its results
+  // still count if their ids are pending (a late report after expiry).
+  ReportOutcome Report(const std::string& worker_id, const std::string& lease_id,
+                       const std::vector<v1::CandidateResult>& results,
+                       const std::string& infrastructure_error);
+  std::vector<WorkerSnapshot> Workers() const;
+  // Device keys of the live workers.
+  std::vector<std::string> LiveDeviceKeys() const;
+
+  // ---- Jobs --------------------------------------------------------------
+  // Queues one candidate per sentence. ResourceExhausted when the queues are
+  // full; Unavailable after Shutdown().
+  absl::StatusOr<std::shared_ptr<BatchHandle>> Submit(const BatchSpec& spec,
+                                                      const std::vector<std::string>& sentences);
+  // Blocks until every candidate has a result (in sentence order), or the
+  // job is cancelled (Cancelled) or the dispatcher shut down (Unavailable).
+  absl::StatusOr<std::vector<DispatchedResult>> Wait(const std::shared_ptr<BatchHandle>& batch);
+  // Drops the job's queued and leased candidates; its waiting batches end
+  // with Cancelled, and later Submits for it are refused (Cancelled). Late
+  // results for them are "unknown".
+  void CancelJob(int64_t job_id);
+  JobQueueStats QueueStats(int64_t job_id) const;
+
+  // Expires leases and declares silent workers dead. Called by the reaper
+  // thread every heartbeat interval; tests call it with a fake `now`.
+  void Tick(Clock::time_point now);
+  // Ends every wait (Unavailable) and refuses new work.
+  void Shutdown();
+
+  // Counters for tests and the load benchmark.
+  struct Counters {
+    int64_t submitted = 0;
+    int64_t leased = 0;          // candidate leases handed out
+    int64_t completed = 0;       // first results accepted (incl. given-up candidates)
+    int64_t duplicates = 0;
+    int64_t unknown = 0;
+    int64_t expired_leases = 0;
+    int64_t requeued = 0;        // candidates put back after a lost lease
+    int64_t given_up = 0;        // candidates that hit max_attempts
+  };
+  Counters counters() const;
+
+ private:
+  struct Candidate;
+  struct Batch;
+  struct LeaseState;
+  struct Worker;
+
+  void ExpireLeaseLocked(const std::string& lease_id, const std::string& why);
+  void RequeueLocked(const std::string& measurement_id, const std::string& why);
+  void CompleteLocked(const std::string& measurement_id, v1::MeasureResult result);
+  void ReaperLoop();
+  void RememberCompletedLocked(const std::string& id);
+
+  const DispatcherOptions options_;
+  const std::string epoch_;  // random per process: ids stay unique across restarts
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;    // new queued work
+  std::condition_variable result_cv_;  // a batch finished or was cancelled
+  bool shutdown_ = false;
+  uint64_t next_id_ = 1;
+  std::map<std::string, std::unique_ptr<Worker>> workers_;
+  std::map<std::string, std::unique_ptr<LeaseState>> leases_;
+  // Pending candidates by measurement id (queued or leased).
+  std::map<std::string, std::unique_ptr<Candidate>> pending_;
+  // Per job, its queued measurement ids in order; jobs_order_ rotates.
+  std::map<int64_t, std::deque<std::string>> queues_;
+  std::set<int64_t> cancelled_jobs_;
+  int64_t queued_total_ = 0;
+  int64_t last_served_job_ = 0;
+  Counters counters_;
+  // Recently completed ids (bounded, FIFO), to tell a duplicate result from
+  // one for an id this server never issued; both are ignored.
+  std::set<std::string> completed_ids_;
+  std::deque<std::string> completed_order_;
+  std::mutex reaper_mu_;
+  std::condition_variable reaper_cv_;
+  bool reaper_stop_ = false;
+  std::thread reaper_;  // last: starts after every member it uses exists
+};
+
+}  // namespace pruner
+
+#endif  // PRUNER_SERVER_DISPATCHER_H_

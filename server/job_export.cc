@@ -1,0 +1,103 @@
+#include "server/job_export.h"
+
+#include <cctype>
+#include <cstdio>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "common/codegen/cpu_codegen.h"
+#include "common/codegen/cuda_codegen.h"
+#include "common/lower/lower.h"
+#include "common/schedule/state.h"
+#include "common/schedule/step.h"
+#include "nlohmann/json.hpp"
+#include "server/job_info.h"
+
+namespace pruner {
+namespace {
+
+std::string Slug(const std::string& name) {
+  std::string slug;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      slug += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!slug.empty() && slug.back() != '_') {
+      slug += '_';
+    }
+    if (slug.size() >= 48) break;
+  }
+  while (!slug.empty() && slug.back() == '_') slug.pop_back();
+  return slug.empty() ? "task" : slug;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ExportJobReply> ExportJob(const RecordsStore& store, int64_t job_id) {
+  auto best = BestRecordsOfJob(store, job_id);
+  if (!best.ok()) return best.status();
+  if (best->records_size() == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job_id, " has no valid measurement yet: nothing to export"));
+  }
+  auto device = store.GetDevice(best->target());
+  if (!device.ok()) return device.status();
+
+  v1::ExportJobReply reply;
+  nlohmann::json manifest;
+  manifest["job_id"] = job_id;
+  manifest["target"] = best->target();
+  manifest["estimated_latency_s"] = best->estimated_latency_s();
+  manifest["kernels"] = nlohmann::json::array();
+  for (const v1::BestRecord& record : best->records()) {
+    auto dag = store.GetWorkload(record.workload().key());
+    if (!dag.ok()) return dag.status();
+    auto steps = ParseSteps(record.sentence());
+    if (!steps.ok()) return steps.status();
+    auto state = State::Replay(std::make_shared<const ComputeDag>(*std::move(dag)), *steps);
+    if (!state.ok()) return state.status();
+    auto program = Lower(*state, *device);
+    if (!program.ok()) return program.status();
+
+    char prefix[16];
+    std::snprintf(prefix, sizeof(prefix), "task%02d_", record.task_index());
+    const std::string stem = prefix + Slug(record.task_name());
+    nlohmann::json entry;
+    entry["task_index"] = record.task_index();
+    entry["task_name"] = record.task_name();
+    entry["workload_key"] = record.workload().key();
+    entry["weight"] = record.weight();
+    entry["sentence"] = record.sentence();
+    entry["mean_s"] = record.result().mean_s();
+    entry["gflops"] = record.gflops();
+    entry["measured_by"] = record.result().measured_by();
+    v1::ExportedFile* file = reply.add_files();
+    if (device->IsGpu()) {
+      auto source = GenerateCudaSource(*program, *device);
+      if (!source.ok()) return source.status();
+      file->set_path(stem + ".cu");
+      file->set_content(source->source);
+      nlohmann::json kernels = nlohmann::json::array();
+      for (const CudaKernelSource& k : source->kernels) {
+        kernels.push_back({{"name", k.name},
+                           {"grid", {k.grid[0], k.grid[1], k.grid[2]}},
+                           {"block", {k.block[0], k.block[1], k.block[2]}},
+                           {"shared_bytes", k.shared_bytes}});
+      }
+      entry["cuda_kernels"] = kernels;
+    } else {
+      auto source = GenerateCpuSource(*program, *device);
+      if (!source.ok()) return source.status();
+      file->set_path(stem + ".cc");
+      file->set_content(source->code);
+      entry["symbol"] = source->symbol;
+      entry["num_inputs"] = source->num_inputs;
+      entry["num_outputs"] = source->num_outputs;
+    }
+    entry["file"] = file->path();
+    manifest["kernels"].push_back(entry);
+  }
+  reply.set_manifest_json(manifest.dump(2));
+  return reply;
+}
+
+}  // namespace pruner

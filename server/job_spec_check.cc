@@ -1,0 +1,64 @@
+#include "server/job_spec_check.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/tune/job_tasks.h"
+#include "proto/wire_convert.h"
+
+namespace pruner {
+
+absl::StatusOr<CheckedJob> CheckJobSpec(const v1::JobSpec& spec, const JobLimits& limits) {
+  if (spec.name().size() > limits.max_name_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job name is ", spec.name().size(), " bytes; at most ", limits.max_name_bytes));
+  }
+  if (spec.trial_budget() <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trial_budget must be > 0 (got ", spec.trial_budget(), ")"));
+  }
+  if (spec.trial_budget() > limits.max_trial_budget) {
+    return absl::InvalidArgumentError(absl::StrCat("trial_budget ", spec.trial_budget(),
+                                                   " is more than this server allows (",
+                                                   limits.max_trial_budget, ")"));
+  }
+  if (spec.measures_per_round() < 0 || spec.measures_per_round() > limits.max_measures_per_round) {
+    return absl::InvalidArgumentError(absl::StrCat("measures_per_round must be in [1, ",
+                                                   limits.max_measures_per_round, "] (got ",
+                                                   spec.measures_per_round(), ")"));
+  }
+  if (spec.early_stopping() < 0) return absl::InvalidArgumentError("early_stopping must be >= 0");
+  for (const std::string& op : spec.ops()) {
+    if (op.size() > limits.max_op_spec_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat("an operator spec is ", op.size(),
+                                                     " bytes; at most ", limits.max_op_spec_bytes));
+    }
+  }
+  if (spec.target().empty()) {
+    return absl::InvalidArgumentError("no target: give the device key to tune for (see `pruner workers`)");
+  }
+
+  CheckedJob job;
+  TuningOptions& o = job.options;
+  o.name = spec.name();
+  if (!spec.strategy().empty()) o.strategy = spec.strategy();
+  if (!spec.scheduler().empty()) o.scheduler = spec.scheduler();
+  o.trial_budget = spec.trial_budget();
+  if (spec.measures_per_round() > 0) o.measures_per_round = spec.measures_per_round();
+  if (spec.seed() > 0) o.seed = spec.seed();
+  o.early_stopping = spec.early_stopping();
+  MeasureOptions measure_defaults;
+  measure_defaults.number = 1;
+  measure_defaults.repeat = 3;
+  measure_defaults.min_repeat_ms = 20;
+  auto measure = MeasureOptionsFromWire(spec.measure(), measure_defaults);
+  if (!measure.ok()) return measure.status();
+  o.measure = *measure;
+  if (absl::Status st = ValidateTuningOptions(o); !st.ok()) return st;
+
+  std::vector<std::string> ops(spec.ops().begin(), spec.ops().end());
+  auto tasks = BuildJobTasks(ops, spec.network());
+  if (!tasks.ok()) return tasks.status();
+  job.tasks = *std::move(tasks);
+  return job;
+}
+
+}  // namespace pruner

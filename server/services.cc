@@ -1,0 +1,198 @@
+#include "server/services.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "proto/rpc_credentials.h"
+#include "proto/wire_convert.h"
+#include "server/job_export.h"
+#include "server/job_info.h"
+
+namespace pruner {
+namespace {
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(static_cast<int>(status.code())),
+                      std::string(status.message()));
+}
+
+constexpr int kMaxLeaseWaitMs = 30000;
+constexpr int kMaxCandidatesPerLease = 256;
+constexpr int kMaxResultsPerReport = 4096;
+
+}  // namespace
+
+// ---- TuningService ---------------------------------------------------------
+
+TuningServiceImpl::TuningServiceImpl(JobManager* jobs, Dispatcher* dispatcher,
+                                     const RecordsStore* store, std::string token)
+    : jobs_(jobs), dispatcher_(dispatcher), store_(store), token_(std::move(token)) {}
+
+grpc::Status TuningServiceImpl::SubmitJob(grpc::ServerContext* context,
+                                          const v1::SubmitJobRequest* request, v1::JobInfo* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  auto info = jobs_->Submit(request->spec());
+  if (!info.ok()) return ToGrpc(info.status());
+  *reply = *std::move(info);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuningServiceImpl::GetJob(grpc::ServerContext* context,
+                                       const v1::GetJobRequest* request, v1::JobInfo* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  auto info = jobs_->Get(request->job_id());
+  if (!info.ok()) return ToGrpc(info.status());
+  *reply = *std::move(info);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuningServiceImpl::WatchJob(grpc::ServerContext* context,
+                                         const v1::WatchJobRequest* request,
+                                         grpc::ServerWriter<v1::ProgressEvent>* writer) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  return ToGrpc(jobs_->Watch(
+      request->job_id(), [writer](const v1::ProgressEvent& event) { return writer->Write(event); },
+      [context] { return context->IsCancelled(); }));
+}
+
+grpc::Status TuningServiceImpl::CancelJob(grpc::ServerContext* context,
+                                          const v1::CancelJobRequest* request, v1::JobInfo* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  auto info = jobs_->Cancel(request->job_id());
+  if (!info.ok()) return ToGrpc(info.status());
+  *reply = *std::move(info);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuningServiceImpl::ListJobs(grpc::ServerContext* context,
+                                         const v1::ListJobsRequest* request,
+                                         v1::ListJobsReply* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  auto jobs = jobs_->List();
+  if (!jobs.ok()) return ToGrpc(jobs.status());
+  for (v1::JobInfo& job : *jobs) *reply->add_jobs() = std::move(job);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuningServiceImpl::ListWorkers(grpc::ServerContext* context,
+                                            const v1::ListWorkersRequest* request,
+                                            v1::ListWorkersReply* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  for (const WorkerSnapshot& w : dispatcher_->Workers()) {
+    if (w.alive) *reply->add_workers() = w.info;
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status TuningServiceImpl::BestRecords(grpc::ServerContext* context,
+                                            const v1::BestRecordsRequest* request,
+                                            v1::BestRecordsReply* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  auto best = BestRecordsOfJob(*store_, request->job_id());
+  if (!best.ok()) return ToGrpc(best.status());
+  *reply = *std::move(best);
+  return grpc::Status::OK;
+}
+
+grpc::Status TuningServiceImpl::ExportJob(grpc::ServerContext* context,
+                                          const v1::ExportJobRequest* request,
+                                          v1::ExportJobReply* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  auto exported = pruner::ExportJob(*store_, request->job_id());
+  if (!exported.ok()) return ToGrpc(exported.status());
+  *reply = *std::move(exported);
+  return grpc::Status::OK;
+}
+
+// ---- WorkerService ---------------------------------------------------------
+
+WorkerServiceImpl::WorkerServiceImpl(Dispatcher* dispatcher, RecordsStore* store, std::string token)
+    : dispatcher_(dispatcher), store_(store), token_(std::move(token)) {}
+
+grpc::Status WorkerServiceImpl::Register(grpc::ServerContext* context,
+                                         const v1::RegisterRequest* request,
+                                         v1::RegisterReply* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  auto profile = DeviceFromWire(request->device());
+  if (!profile.ok()) return ToGrpc(profile.status());
+  if (request->name().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "register: empty worker name");
+  }
+  if (request->slots() < 0 || request->slots() > 64) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "register: slots must be in [0, 64]");
+  }
+  // A GPU that claims a built-in profile's name must look like it.
+  if (profile->IsGpu()) {
+    if (auto builtin = GetDeviceProfile(profile->name); builtin.ok() && builtin->IsGpu()) {
+      if (absl::Status st = CheckCompatible(*profile, *builtin); !st.ok()) return ToGrpc(st);
+    }
+  }
+  // Jobs may target a device before its workers come back: remember it.
+  if (absl::Status st = store_->PutDevice(*profile); !st.ok()) return ToGrpc(st);
+  v1::RegisterRequest normalized = *request;
+  normalized.mutable_device()->set_key(profile->name);
+  reply->set_worker_id(dispatcher_->RegisterWorker(normalized));
+  reply->set_heartbeat_interval_ms(
+      static_cast<int32_t>(dispatcher_->options().heartbeat_interval.count()));
+  reply->set_lease_timeout_ms(static_cast<int32_t>(dispatcher_->options().lease_timeout.count()));
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext* context,
+                                          const v1::HeartbeatRequest* request,
+                                          v1::HeartbeatReply* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  std::vector<std::string> revoked;
+  const std::vector<std::string> leases(request->lease_ids().begin(), request->lease_ids().end());
+  reply->set_known(dispatcher_->Heartbeat(request->worker_id(), leases, &revoked));
+  for (std::string& id : revoked) reply->add_revoked_lease_ids(std::move(id));
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerServiceImpl::LeaseBatch(grpc::ServerContext* context,
+                                           const v1::LeaseRequest* request, v1::Lease* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  const int wait_ms = std::clamp(request->wait_ms(), 0, kMaxLeaseWaitMs);
+  const int max_candidates = std::clamp(request->max_candidates(), 1, kMaxCandidatesPerLease);
+  // The worker hanging up ends the long poll.
+  bool unknown = false;
+  auto lease = dispatcher_->Lease(request->worker_id(), max_candidates,
+                                  std::chrono::milliseconds(wait_ms), &unknown,
+                                  [context] { return context->IsCancelled(); });
+  if (unknown) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        absl::StrCat("unknown worker '", request->worker_id(), "': register again"));
+  }
+  if (lease.has_value()) {
+    if (context->IsCancelled()) {
+      // Nobody will measure it: put it back at once rather than after the
+      // lease timeout.
+      (void)dispatcher_->Report(request->worker_id(), lease->lease_id(), {}, "lease call cancelled");
+      return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the worker");
+    }
+    *reply = *std::move(lease);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerServiceImpl::ReportResults(grpc::ServerContext* context,
+                                              const v1::ReportRequest* request,
+                                              v1::ReportReply* reply) {
+  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (request->results_size() > kMaxResultsPerReport) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "report: too many results");
+  }
+  const std::vector<v1::CandidateResult> results(request->results().begin(),
+                                                 request->results().end());
+  const ReportOutcome outcome = dispatcher_->Report(request->worker_id(), request->lease_id(),
+                                                    results, request->infrastructure_error());
+  reply->set_accepted(outcome.accepted);
+  reply->set_duplicates(outcome.duplicates);
+  reply->set_unknown(outcome.unknown);
+  return grpc::Status::OK;
+}
+
+}  // namespace pruner

@@ -1,0 +1,430 @@
+// End to end on 127.0.0.1: the real server binary, real worker binaries that
+// build and run every candidate in their sandbox, and a client over gRPC.
+// The fault tests kill processes with SIGKILL and print what they measured.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+#include <thread>
+
+#include "common/store/records_store.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/e2e/farm.h"
+
+namespace pruner::e2e {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+const std::vector<std::string> kTwoOps = {"matmul:M=64,K=64,N=64", "dense:M=16,K=64,N=32"};
+
+class FarmTest : public ::testing::Test {
+ protected:
+  void StartServer(FarmOptions options = {}) {
+    farm_ = std::make_unique<Farm>(options);
+    std::string error;
+    ASSERT_TRUE(farm_->StartServer(0, &error)) << error;
+  }
+
+  std::vector<v1::WorkerInfo> Workers() {
+    v1::ListWorkersReply reply;
+    auto context = farm_->Context(seconds(5));
+    grpc::Status status = farm_->Client()->ListWorkers(context.get(), {}, &reply);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return {reply.workers().begin(), reply.workers().end()};
+  }
+
+  // Waits until `n` workers are registered; returns their (shared) device key.
+  std::string WaitForWorkers(size_t n) {
+    std::vector<v1::WorkerInfo> workers;
+    const bool ok = Farm::WaitFor(
+        [&] {
+          workers = Workers();
+          return workers.size() >= n;
+        },
+        seconds(30));
+    EXPECT_TRUE(ok) << "workers registered: " << workers.size() << "\nserver log:\n"
+                    << farm_->ServerLog();
+    return workers.empty() ? "" : workers.front().device().key();
+  }
+
+  v1::JobInfo Submit(const v1::JobSpec& spec) {
+    v1::SubmitJobRequest request;
+    *request.mutable_spec() = spec;
+    v1::JobInfo info;
+    auto context = farm_->Context(seconds(30));
+    grpc::Status status = farm_->Client()->SubmitJob(context.get(), request, &info);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return info;
+  }
+
+  grpc::Status TrySubmit(const v1::JobSpec& spec, bool with_token = true) {
+    v1::SubmitJobRequest request;
+    *request.mutable_spec() = spec;
+    v1::JobInfo info;
+    auto context = farm_->Context(seconds(30), with_token);
+    return farm_->Client()->SubmitJob(context.get(), request, &info);
+  }
+
+  v1::JobInfo Get(int64_t job_id) {
+    v1::GetJobRequest request;
+    request.set_job_id(job_id);
+    v1::JobInfo info;
+    auto context = farm_->Context(seconds(10));
+    grpc::Status status = farm_->Client()->GetJob(context.get(), request, &info);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return info;
+  }
+
+  // Watches the job to its end (or `timeout`); returns the events.
+  std::vector<v1::ProgressEvent> Watch(int64_t job_id, seconds timeout) {
+    v1::WatchJobRequest request;
+    request.set_job_id(job_id);
+    auto context = farm_->Context(timeout);
+    auto reader = farm_->Client()->WatchJob(context.get(), request);
+    std::vector<v1::ProgressEvent> events;
+    v1::ProgressEvent event;
+    while (reader->Read(&event)) {
+      events.push_back(event);
+      if (event.final()) break;
+    }
+    context->TryCancel();
+    reader->Finish();
+    return events;
+  }
+
+  std::vector<StoredRecord> JobRecords(int64_t job_id) {
+    auto store = RecordsStore::Open(farm_->db_path());
+    EXPECT_TRUE(store.ok()) << store.status();
+    if (!store.ok()) return {};
+    auto records = (*store)->JobRecords(job_id);
+    EXPECT_TRUE(records.ok()) << records.status();
+    return records.ok() ? *records : std::vector<StoredRecord>{};
+  }
+
+  // No schedule of a task measured twice.
+  static void ExpectNoDuplicates(const std::vector<StoredRecord>& records) {
+    std::set<std::pair<int, std::string>> seen;
+    for (const StoredRecord& r : records) {
+      EXPECT_TRUE(seen.emplace(r.task_index, r.steps).second)
+          << "task " << r.task_index << " measured twice: " << r.steps;
+    }
+  }
+
+  std::unique_ptr<Farm> farm_;
+};
+
+TEST_F(FarmTest, SubmitWatchExportAndEveryRecordInTheDatabase) {
+  StartServer();
+  farm_->StartWorker("w1");
+  farm_->StartWorker("w2");
+  const std::string device = WaitForWorkers(2);
+  ASSERT_FALSE(device.empty());
+
+  const v1::JobInfo submitted = Submit(SmallJob(device, kTwoOps, 24, 8));
+  ASSERT_GT(submitted.id(), 0);
+  EXPECT_EQ(submitted.tasks_size(), 2);
+  const auto events = Watch(submitted.id(), seconds(240));
+  ASSERT_FALSE(events.empty());
+  const v1::ProgressEvent& last = events.back();
+  ASSERT_TRUE(last.final()) << "no final event; server log:\n" << farm_->ServerLog();
+  EXPECT_EQ(last.job().status(), "done") << last.job().message();
+  EXPECT_EQ(last.job().trials(), 24);
+  int rounds = 0;
+  for (const v1::ProgressEvent& e : events) rounds += e.round() > 0 ? 1 : 0;
+  EXPECT_EQ(rounds, 3) << "one event per round of 8";
+  for (const v1::TaskInfo& t : last.job().tasks()) {
+    EXPECT_GT(t.best_cost_s(), 0) << t.name();
+  }
+
+  // Every record is in the database, measured by one of the two workers.
+  const auto records = JobRecords(submitted.id());
+  EXPECT_EQ(records.size(), 24u);
+  std::set<std::string> measured_by;
+  int ok = 0;
+  for (const StoredRecord& r : records) {
+    measured_by.insert(r.measured_by);
+    ok += r.result.ok() ? 1 : 0;
+  }
+  ExpectNoDuplicates(records);
+  EXPECT_GT(ok, 12);
+  for (const std::string& who : measured_by) {
+    EXPECT_TRUE(who == "w1" || who == "w2") << who;
+  }
+  std::printf("24 trials: %d ok, measured by %zu workers\n", ok, measured_by.size());
+
+  // Best records and the export.
+  v1::BestRecordsRequest best_request;
+  best_request.set_job_id(submitted.id());
+  v1::BestRecordsReply best;
+  auto context = farm_->Context(seconds(10));
+  ASSERT_TRUE(farm_->Client()->BestRecords(context.get(), best_request, &best).ok());
+  EXPECT_EQ(best.records_size(), 2);
+  v1::ExportJobRequest export_request;
+  export_request.set_job_id(submitted.id());
+  v1::ExportJobReply exported;
+  context = farm_->Context(seconds(30));
+  grpc::Status st = farm_->Client()->ExportJob(context.get(), export_request, &exported);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_EQ(exported.files_size(), 2);
+  auto manifest = nlohmann::json::parse(exported.manifest_json());
+  ASSERT_EQ(manifest["kernels"].size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    const std::string symbol = manifest["kernels"][i]["symbol"];
+    EXPECT_NE(exported.files(i).content().find(symbol), std::string::npos);
+    EXPECT_EQ(manifest["kernels"][i]["file"], exported.files(i).path());
+  }
+}
+
+TEST_F(FarmTest, KilledWorkerLosesNothingAndItsLeaseIsRequeued) {
+  FarmOptions options;
+  options.lease_timeout_ms = 1500;
+  StartServer(options);
+  Process victim = farm_->StartWorker("victim", {"--max-candidates", "4"});
+  const std::string device = WaitForWorkers(1);
+  // Slow candidates (several timed repeats each) so that the kill lands
+  // mid-batch.
+  v1::JobSpec spec = SmallJob(device, {"matmul:M=64,K=64,N=64"}, 16, 8);
+  spec.mutable_measure()->set_min_repeat_ms(100);
+  spec.mutable_measure()->set_repeat(3);
+  const v1::JobInfo job = Submit(spec);
+  ASSERT_TRUE(Farm::WaitFor([&] { return Get(job.id()).leased_candidates() > 0; }, seconds(60)));
+  std::this_thread::sleep_for(milliseconds(300));
+  const auto killed_at = Clock::now();
+  farm_->Kill(victim, SIGKILL);
+  // The dead worker's lease goes back to the queue when the server declares
+  // it dead, after one lease timeout.
+  ASSERT_TRUE(Farm::WaitFor([&] { return Workers().empty(); }, seconds(10)));
+  const double requeued_s = std::chrono::duration<double>(Clock::now() - killed_at).count();
+  const v1::JobInfo after = Get(job.id());
+  EXPECT_EQ(after.leased_candidates(), 0);
+  EXPECT_GT(after.queued_candidates(), 0);
+  std::printf("worker killed mid-batch: lease re-queued after %.2f s (lease timeout %.2f s); "
+              "%d candidates back in the queue\n",
+              requeued_s, options.lease_timeout_ms / 1000.0, after.queued_candidates());
+  EXPECT_LT(requeued_s, options.lease_timeout_ms / 1000.0 + 1.0);
+
+  farm_->StartWorker("rescuer");
+  const auto events = Watch(job.id(), seconds(240));
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().job().status(), "done") << farm_->ServerLog();
+  const auto records = JobRecords(job.id());
+  EXPECT_EQ(records.size(), 16u) << "nothing lost, nothing counted twice";
+  ExpectNoDuplicates(records);
+  int dispatch_errors = 0;
+  for (const StoredRecord& r : records) dispatch_errors += r.result.phase == "dispatch" ? 1 : 0;
+  EXPECT_EQ(dispatch_errors, 0) << "a lost worker is never a program failure";
+}
+
+TEST_F(FarmTest, KilledServerResumesTheJobOnRestart) {
+  StartServer();
+  farm_->StartWorker("w1");
+  const std::string device = WaitForWorkers(1);
+  const v1::JobInfo job = Submit(SmallJob(device, kTwoOps, 32, 8));
+  ASSERT_TRUE(Farm::WaitFor([&] { return Get(job.id()).trials() >= 8; }, seconds(120)));
+  const int port = farm_->port();
+  const int64_t trials_before = Get(job.id()).trials();
+  farm_->KillServer(SIGKILL);
+  const int64_t stored_before = static_cast<int64_t>(JobRecords(job.id()).size());
+
+  std::string error;
+  ASSERT_TRUE(farm_->StartServer(port, &error)) << error;
+  EXPECT_NE(farm_->ServerLog().find("resumed job"), std::string::npos) << farm_->ServerLog();
+  // The worker reconnects by itself (backoff) and the job finishes.
+  const auto events = Watch(job.id(), seconds(240));
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().job().status(), "done") << farm_->ServerLog();
+  const auto records = JobRecords(job.id());
+  EXPECT_EQ(records.size(), 32u);
+  ExpectNoDuplicates(records);
+  std::printf("server killed at %lld reported / %lld stored trials; after restart the job "
+              "finished with %zu records, none measured twice\n",
+              static_cast<long long>(trials_before), static_cast<long long>(stored_before),
+              records.size());
+}
+
+TEST_F(FarmTest, SilentWorkerAndDuplicateDeliveryAreHarmless) {
+  FarmOptions options;
+  options.lease_timeout_ms = 1000;
+  StartServer(options);
+  // The honest worker takes two candidates at a time, so a batch of eight
+  // leaves work for the other one.
+  farm_->StartWorker("honest", {"--max-candidates", "2"});
+  const std::string device = WaitForWorkers(1);
+  // A hand-driven worker on the same device: it takes a lease and goes
+  // silent.
+  auto stub = farm_->WorkerStub();
+  v1::RegisterRequest reg;
+  reg.set_name("silent");
+  reg.set_slots(1);
+  *reg.mutable_device() = Workers().front().device();
+  v1::RegisterReply registered;
+  auto context = farm_->Context(seconds(5));
+  ASSERT_TRUE(stub->Register(context.get(), reg, &registered).ok());
+
+  // Long-poll before the job exists, so both workers wait for its batch.
+  v1::Lease lease;
+  grpc::Status lease_status;
+  std::thread poller([&] {
+    v1::LeaseRequest lease_request;
+    lease_request.set_worker_id(registered.worker_id());
+    lease_request.set_max_candidates(2);
+    lease_request.set_wait_ms(20000);
+    auto lease_context = farm_->Context(seconds(30));
+    lease_status = stub->LeaseBatch(lease_context.get(), lease_request, &lease);
+  });
+  std::this_thread::sleep_for(milliseconds(200));
+  const v1::JobInfo job = Submit(SmallJob(device, {"matmul:M=64,K=64,N=64"}, 16, 8));
+  poller.join();
+  ASSERT_TRUE(lease_status.ok()) << lease_status.error_message();
+  ASSERT_FALSE(lease.lease_id().empty()) << "the silent worker should get some work";
+  const auto leased_at = Clock::now();
+
+  const auto events = Watch(job.id(), seconds(240));
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().job().status(), "done");
+  std::printf("a silent worker held %d candidates; the job finished %.1f s later\n",
+              lease.candidates_size(),
+              std::chrono::duration<double>(Clock::now() - leased_at).count());
+
+  // The silent worker delivers late, twice: nothing is counted.
+  v1::ReportRequest report;
+  report.set_worker_id(registered.worker_id());
+  report.set_lease_id(lease.lease_id());
+  for (const v1::Candidate& c : lease.candidates()) {
+    v1::CandidateResult* r = report.add_results();
+    r->set_measurement_id(c.measurement_id());
+    r->mutable_result()->set_mean_s(1e-9);  // would be a record-breaking time
+    r->mutable_result()->add_repeat_costs_s(1e-9);
+  }
+  for (int delivery = 0; delivery < 2; ++delivery) {
+    v1::ReportReply reply;
+    context = farm_->Context(seconds(5));
+    ASSERT_TRUE(stub->ReportResults(context.get(), report, &reply).ok());
+    EXPECT_EQ(reply.accepted(), 0) << "delivery " << delivery;
+    EXPECT_EQ(reply.duplicates() + reply.unknown(), lease.candidates_size());
+  }
+  const auto records = JobRecords(job.id());
+  EXPECT_EQ(records.size(), 16u);
+  ExpectNoDuplicates(records);
+  for (const StoredRecord& r : records) EXPECT_NE(r.result.mean_s, 1e-9);
+}
+
+TEST_F(FarmTest, UnauthenticatedClientAndWorkerRefused) {
+  StartServer();
+  v1::ListJobsReply jobs;
+  auto context = farm_->Context(seconds(5), /*with_token=*/false);
+  grpc::Status status = farm_->Client()->ListJobs(context.get(), {}, &jobs);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << status.error_message();
+  std::printf("client without token: %s\n", status.error_message().c_str());
+
+  auto bad = std::make_unique<grpc::ClientContext>();
+  bad->AddMetadata("authorization", "Bearer not-the-token");
+  status = farm_->Client()->ListJobs(bad.get(), {}, &jobs);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+
+  Process worker = farm_->StartWorker("intruder", {}, /*with_token=*/false);
+  const int exit_status = farm_->WaitExit(worker, seconds(20));
+  ASSERT_NE(exit_status, -1) << "a worker without credentials must stop, not retry for ever";
+  EXPECT_TRUE(WIFEXITED(exit_status));
+  EXPECT_NE(WEXITSTATUS(exit_status), 0);
+  std::printf("worker without token exited with %d: %s\n", WEXITSTATUS(exit_status),
+              farm_->Log(worker).c_str());
+  EXPECT_TRUE(Workers().empty());
+}
+
+TEST_F(FarmTest, BadJobsRefusedWithClearMessages) {
+  StartServer();
+  farm_->StartWorker("w1");
+  const std::string device = WaitForWorkers(1);
+  struct Case {
+    v1::JobSpec spec;
+    grpc::StatusCode code;
+    std::string needle;
+  };
+  std::vector<Case> cases;
+  cases.push_back({SmallJob("tpu-v9", kTwoOps, 10, 8), grpc::StatusCode::INVALID_ARGUMENT,
+                   "unknown target 'tpu-v9'"});
+  cases.push_back({SmallJob(device, kTwoOps, 0, 8), grpc::StatusCode::INVALID_ARGUMENT,
+                   "trial_budget must be > 0"});
+  cases.push_back({SmallJob(device, kTwoOps, int64_t{1} << 40, 8),
+                   grpc::StatusCode::INVALID_ARGUMENT, "more than this server allows"});
+  cases.push_back({SmallJob(device, {"fft:N=8"}, 10, 8), grpc::StatusCode::INVALID_ARGUMENT,
+                   "fft"});
+  cases.push_back({SmallJob(device, {"matmul:M=0,K=4,N=4"}, 10, 8),
+                   grpc::StatusCode::INVALID_ARGUMENT, "matmul:M=0"});
+  cases.push_back({SmallJob(device, {}, 10, 8), grpc::StatusCode::INVALID_ARGUMENT,
+                   "nothing to tune"});
+  for (const Case& c : cases) {
+    grpc::Status status = TrySubmit(c.spec);
+    EXPECT_EQ(status.error_code(), c.code) << c.needle << ": " << status.error_message();
+    EXPECT_NE(status.error_message().find(c.needle), std::string::npos)
+        << "message: " << status.error_message();
+    std::printf("refused: %s\n", status.error_message().c_str());
+  }
+  v1::GetJobRequest missing;
+  missing.set_job_id(999);
+  v1::JobInfo info;
+  auto context = farm_->Context(seconds(5));
+  EXPECT_EQ(farm_->Client()->GetJob(context.get(), missing, &info).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(FarmTest, SubmissionFloodIsRefusedAndCancelWorks) {
+  FarmOptions options;
+  options.max_running_jobs = 1;
+  options.max_pending_jobs = 2;
+  StartServer(options);
+  // Jobs for a GPU no worker has: they wait, so the queue fills.
+  v1::JobSpec spec = SmallJob("a100", {"matmul:M=64,K=64,N=64"}, 8, 8);
+  std::vector<int64_t> ids;
+  int refused = 0;
+  std::string message;
+  for (int i = 0; i < 6; ++i) {
+    v1::SubmitJobRequest request;
+    *request.mutable_spec() = spec;
+    v1::JobInfo info;
+    auto context = farm_->Context(seconds(30));
+    grpc::Status status = farm_->Client()->SubmitJob(context.get(), request, &info);
+    if (status.ok()) {
+      ids.push_back(info.id());
+    } else {
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+      message = status.error_message();
+      ++refused;
+    }
+  }
+  EXPECT_EQ(ids.size(), 3u) << "one running, two waiting";
+  EXPECT_EQ(refused, 3);
+  std::printf("6 submissions: %zu accepted, %d refused: %s\n", ids.size(), refused,
+              message.c_str());
+  const v1::JobInfo running = Get(ids[0]);
+  EXPECT_NE(running.message().find("waiting for a worker"), std::string::npos)
+      << running.message();
+  for (int64_t id : ids) {
+    v1::CancelJobRequest cancel;
+    cancel.set_job_id(id);
+    v1::JobInfo info;
+    auto context = farm_->Context(seconds(30));
+    ASSERT_TRUE(farm_->Client()->CancelJob(context.get(), cancel, &info).ok());
+  }
+  for (int64_t id : ids) {
+    ASSERT_TRUE(Farm::WaitFor([&] { return Get(id).status() == "cancelled"; }, seconds(30)))
+        << "job " << id << " is " << Get(id).status();
+  }
+  // Cancelling twice is a clear refusal, not a crash.
+  v1::CancelJobRequest again;
+  again.set_job_id(ids[0]);
+  v1::JobInfo info;
+  auto context = farm_->Context(seconds(10));
+  EXPECT_EQ(farm_->Client()->CancelJob(context.get(), again, &info).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+}  // namespace
+}  // namespace pruner::e2e
