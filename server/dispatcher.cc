@@ -120,6 +120,7 @@ std::string Dispatcher::RegisterWorker(const v1::RegisterRequest& request) {
   *worker->info.mutable_device() = request.device();
   worker->info.set_slots(std::max(1, request.slots()));
   worker->info.set_registered_unix_ms(UnixMs());
+  worker->info.set_last_heartbeat_unix_ms(worker->info.registered_unix_ms());
   worker->last_seen = Clock::now();
   workers_[id] = std::move(worker);
   work_cv_.notify_all();

@@ -10,8 +10,10 @@
 #include <thread>
 
 #include "common/store/records_store.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "proto/rpc_credentials.h"
 #include "tests/e2e/farm.h"
 
 namespace pruner::e2e {
@@ -424,6 +426,45 @@ TEST_F(FarmTest, SubmissionFloodIsRefusedAndCancelWorks) {
   auto context = farm_->Context(seconds(10));
   EXPECT_EQ(farm_->Client()->CancelJob(context.get(), again, &info).error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+// Standard gRPC tools (grpcurl, grpc_cli) discover services through the
+// reflection service: ask it, with a hand-encoded request, to list them.
+TEST_F(FarmTest, ReflectionListsBothServices) {
+  StartServer();
+  auto channel = MakeChannel(farm_->address(), ClientSecurity{});
+  ASSERT_TRUE(channel.ok());
+  grpc::GenericStub stub(*channel);
+  grpc::CompletionQueue cq;
+  auto context = farm_->Context(seconds(10));
+  auto call = stub.PrepareCall(context.get(),
+                               "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                               &cq);
+  void* tag = nullptr;
+  bool ok = false;
+  call->StartCall(reinterpret_cast<void*>(1));
+  ASSERT_TRUE(cq.Next(&tag, &ok) && ok);
+  // ServerReflectionRequest { list_services: "*" } (field 7, length-delimited).
+  const std::string request("\x3a\x01*", 3);
+  grpc::Slice slice(request);
+  grpc::ByteBuffer out(&slice, 1);
+  call->Write(out, reinterpret_cast<void*>(2));
+  ASSERT_TRUE(cq.Next(&tag, &ok) && ok);
+  grpc::ByteBuffer in;
+  call->Read(&in, reinterpret_cast<void*>(3));
+  ASSERT_TRUE(cq.Next(&tag, &ok) && ok) << "no reflection reply";
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(in.Dump(&slices).ok());
+  std::string reply;
+  for (const grpc::Slice& s : slices) reply.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  EXPECT_NE(reply.find("pruner.v1.TuningService"), std::string::npos);
+  EXPECT_NE(reply.find("pruner.v1.WorkerService"), std::string::npos);
+  context->TryCancel();
+  grpc::Status finished;
+  call->Finish(&finished, reinterpret_cast<void*>(4));
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
 }
 
 }  // namespace
