@@ -19,6 +19,7 @@ void FillSpec(const StoredJob& job, v1::JobInfo* info) {
   if (options.ok()) {
     spec->set_seed(options->seed);
     spec->set_early_stopping(options->early_stopping);
+    spec->set_overlap_search(options->overlap_search);
     *spec->mutable_measure() = MeasureOptionsToWire(options->measure);
   }
 }

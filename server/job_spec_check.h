@@ -31,7 +31,8 @@ struct CheckedJob {
 };
 
 // Defaults for what the spec leaves at zero/empty: strategy "ansor-xgb",
-// scheduler "gradient", 64 per round, seed 1, and the CLI's timing defaults
+// scheduler "gradient", 64 per round, seed 1, search overlapped with
+// measurement, and the CLI's timing defaults
 // (number 1, repeat 3, min_repeat_ms 20). The trial budget has no default:
 // zero is refused.
 absl::StatusOr<CheckedJob> CheckJobSpec(const v1::JobSpec& spec, const JobLimits& limits = {});

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
+#include <optional>
 #include <map>
 #include <utility>
 
@@ -251,6 +253,19 @@ absl::StatusOr<std::unique_ptr<TuningJob>> TuningJob::Resume(RecordsStore* store
   return std::unique_ptr<TuningJob>(new TuningJob(std::move(s)));
 }
 
+namespace {
+
+// One round's candidates between proposal and recording.
+struct ProposedRound {
+  int task = -1;
+  std::vector<pruner::State> states;
+  RoundTime time;
+  std::future<absl::StatusOr<std::vector<MeasureResult>>> measured;
+  Clock::time_point measure_start;
+};
+
+}  // namespace
+
 absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_round,
                             const RunLimits& limits) {
   Impl& s = *s_;
@@ -261,46 +276,59 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
   int rounds_this_run = 0;
   bool interrupted = false;
 
-  while (s.trials < s.options.trial_budget) {
-    if ((limits.stop != nullptr && limits.stop->load()) ||
-        (limits.max_rounds >= 0 && rounds_this_run >= limits.max_rounds)) {
-      interrupted = true;
-      break;
-    }
-    const int task = s.scheduler->NextTask();
-    if (task < 0) break;  // every task finished or early stopping
-    RoundTime time;
-    const int n = static_cast<int>(
-        std::min<int64_t>(s.round_size, s.options.trial_budget - s.trials));
+  auto fail = [&](absl::Status status) {
+    (void)s.store->SetJobStatus(s.job_id, JobStatus::kFailed);
+    return status;
+  };
 
-    Clock::time_point t0 = Clock::now();
+  // Picks a task (none of `busy`), proposes its round and starts measuring
+  // it on another thread. nullopt: no task can be tuned now.
+  auto propose = [&](const std::vector<int>& busy,
+                     int64_t in_flight) -> absl::StatusOr<std::optional<ProposedRound>> {
+    if (s.trials + in_flight >= s.options.trial_budget) return std::optional<ProposedRound>();
+    const int task = s.scheduler->NextTask(busy);
+    if (task < 0) return std::optional<ProposedRound>();
+    ProposedRound round;
+    round.task = task;
+    const int n = static_cast<int>(
+        std::min<int64_t>(s.round_size, s.options.trial_budget - s.trials - in_flight));
+    const Clock::time_point t0 = Clock::now();
     auto proposed = s.policies[task]->Propose(n);
-    time.search_s = SecondsSince(t0);
+    round.time.search_s = SecondsSince(t0);
     if (!proposed.ok()) {
-      (void)s.store->SetJobStatus(s.job_id, JobStatus::kFailed);
       return absl::Status(proposed.status().code(),
                           absl::StrCat("task ", task, " (", s.tasks[task].name,
                                        "): search failed: ", proposed.status().message()));
     }
+    round.states = *std::move(proposed);
+    std::vector<MeasureInput> inputs;
+    for (const pruner::State& state : round.states) {
+      inputs.push_back(MeasureInput{s.tasks[task].dag, state.steps(), s.device});
+    }
+    round.measure_start = Clock::now();
+    Measurer* measurer = s.measurer;
+    round.measured = std::async(std::launch::async, [measurer, inputs = std::move(inputs)] {
+      if (inputs.empty()) return absl::StatusOr<std::vector<MeasureResult>>(std::vector<MeasureResult>());
+      return measurer->Measure(inputs);
+    });
+    return std::optional<ProposedRound>(std::move(round));
+  };
+
+  // Waits for a round's measurements and records them: store, policy,
+  // model, scheduler, curve, report. False when the measurer could not
+  // measure (nothing of the round is recorded).
+  auto finish = [&](ProposedRound& round) -> absl::StatusOr<bool> {
+    absl::StatusOr<std::vector<MeasureResult>> measured_or = round.measured.get();
+    RoundTime& time = round.time;
+    time.measure_s = SecondsSince(round.measure_start);
+    if (!measured_or.ok() || measured_or->size() != round.states.size()) return false;
+    std::vector<MeasureResult>& results = *measured_or;
+    const int task = round.task;
     RoundReport report;
     report.job_id = s.job_id;
     report.task = task;
     TaskStatus& st = s.status[task];
-    if (!proposed->empty()) {
-      std::vector<MeasureInput> inputs;
-      for (const pruner::State& state : *proposed) {
-        inputs.push_back(MeasureInput{s.tasks[task].dag, state.steps(), s.device});
-      }
-      t0 = Clock::now();
-      absl::StatusOr<std::vector<MeasureResult>> measured_or = s.measurer->Measure(inputs);
-      time.measure_s = SecondsSince(t0);
-      if (!measured_or.ok() || measured_or->size() != inputs.size()) {
-        // Nothing of this round is recorded; a resume proposes it again.
-        interrupted = true;
-        break;
-      }
-      std::vector<MeasureResult>& results = *measured_or;
-
+    if (!results.empty()) {
       std::vector<StoredRecord> stored;
       std::vector<MeasuredState> measured;
       const int64_t now_ms = NowUnixMs();
@@ -311,7 +339,7 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
         StoredRecord rec;
         rec.workload_key = s.tasks[task].workload_key;
         rec.device_key = s.device.name;
-        rec.steps = StepsToString((*proposed)[i].steps());
+        rec.steps = StepsToString(round.states[i].steps());
         rec.result = r;
         rec.measured_by = r.measured_by.empty() ? s.measurer->Name() : r.measured_by;
         rec.measured_at_unix_ms = now_ms;
@@ -319,7 +347,7 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
         rec.task_index = task;
         stored.push_back(std::move(rec));
         measured.push_back(
-            MeasuredState{(*proposed)[i], s.tasks[task].workload_key, r.mean_s, r.ok()});
+            MeasuredState{round.states[i], s.tasks[task].workload_key, r.mean_s, r.ok()});
         ++st.trials;
         if (r.ok()) {
           ++report.ok;
@@ -329,21 +357,17 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
           report.errors.push_back(r.Describe());
         }
       }
-      t0 = Clock::now();
+      Clock::time_point t0 = Clock::now();
       auto ids = s.store->AddRecords(stored);
       time.db_s = SecondsSince(t0);
       if (!ids.ok()) {
-        (void)s.store->SetJobStatus(s.job_id, JobStatus::kFailed);
-        return absl::Status(ids.status().code(), absl::StrCat("recording round results: ",
-                                                              ids.status().message()));
+        return fail(absl::Status(ids.status().code(), absl::StrCat("recording round results: ",
+                                                                   ids.status().message())));
       }
       s.policies[task]->Record(measured);
       if (s.model != nullptr) {
         t0 = Clock::now();
-        if (absl::Status us = s.model->Update(measured); !us.ok()) {
-          (void)s.store->SetJobStatus(s.job_id, JobStatus::kFailed);
-          return us;
-        }
+        if (absl::Status us = s.model->Update(measured); !us.ok()) return fail(us);
         time.train_s = SecondsSince(t0);
       }
       s.trials += static_cast<int64_t>(results.size());
@@ -379,6 +403,72 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
     point.time_breakdown_json = RoundTimeJson(time);
     if (absl::Status cs = s.store->AddCurvePoint(s.job_id, point); !cs.ok()) return cs;
     if (on_round) on_round(report);
+    return true;
+  };
+
+  auto stop_requested = [&] {
+    return (limits.stop != nullptr && limits.stop->load()) ||
+           (limits.max_rounds >= 0 && rounds_this_run >= limits.max_rounds);
+  };
+
+  // Sequential: propose, measure, record. Overlapped: while round r is
+  // measured, round r+1 is proposed for another task (the scheduler skips
+  // the busy one), so search time hides behind measurement; the model that
+  // scores r+1 has not seen r's results yet.
+  std::optional<ProposedRound> in_flight;
+  while (true) {
+    if (stop_requested()) {
+      interrupted = true;
+      break;
+    }
+    std::optional<ProposedRound> next;
+    if (!in_flight.has_value() || s.options.overlap_search) {
+      std::vector<int> busy;
+      int64_t pending = 0;
+      if (in_flight.has_value()) {
+        busy.push_back(in_flight->task);
+        pending = static_cast<int64_t>(in_flight->states.size());
+      }
+      auto proposed = propose(busy, pending);
+      if (!proposed.ok()) {
+        if (in_flight.has_value()) (void)in_flight->measured.wait();
+        return fail(proposed.status());
+      }
+      next = *std::move(proposed);
+    }
+    const bool finished_one = in_flight.has_value();
+    if (in_flight.has_value()) {
+      auto finished = finish(*in_flight);
+      in_flight.reset();
+      if (!finished.ok() || !*finished) {
+        if (next.has_value()) (void)next->measured.wait();
+        if (!finished.ok()) return finished.status();
+        interrupted = true;  // the measurer gave up: resume measures it again
+        break;
+      }
+    }
+    if (!next.has_value()) {
+      // Nothing new to propose: either everything is done, or the only task
+      // that could go on was the one in flight, which has just finished
+      // (then ask again).
+      if (finished_one) continue;
+      break;
+    }
+    in_flight = std::move(next);
+    if (!s.options.overlap_search) {
+      auto finished = finish(*in_flight);
+      in_flight.reset();
+      if (!finished.ok()) return finished.status();
+      if (!*finished) {
+        interrupted = true;
+        break;
+      }
+    }
+  }
+  if (in_flight.has_value()) {
+    // Stopped with a round measuring: record it if it completes.
+    auto finished = finish(*in_flight);
+    if (!finished.ok()) return finished.status();
   }
 
   if (s.model != nullptr && s.model->NumTrainingRecords() > 0) {

@@ -83,6 +83,7 @@ std::string TuningOptionsToJson(const TuningOptions& o) {
       {"num_iters", o.num_iters},
       {"eps_greedy", o.eps_greedy},
       {"num_warmup_samples", o.num_warmup_samples},
+      {"overlap_search", o.overlap_search},
       {"measure",
        {{"number", m.number},
         {"repeat", m.repeat},
@@ -108,7 +109,7 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
   static const char* kKeys[] = {"name", "strategy", "scheduler", "trial_budget",
                                 "measures_per_round", "early_stopping",
                                 "per_task_early_stopping", "seed", "population", "num_iters",
-                                "eps_greedy", "num_warmup_samples", "measure"};
+                                "eps_greedy", "num_warmup_samples", "overlap_search", "measure"};
   for (const auto& [key, value] : j.items()) {
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return absl::InvalidArgumentError(absl::StrCat("tuning options: unknown key \"", key, "\""));
@@ -123,7 +124,8 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
         Read(j, "per_task_early_stopping", &o.per_task_early_stopping), Read(j, "seed", &o.seed),
         Read(j, "population", &o.population), Read(j, "num_iters", &o.num_iters),
         Read(j, "eps_greedy", &o.eps_greedy),
-        Read(j, "num_warmup_samples", &o.num_warmup_samples)}) {
+        Read(j, "num_warmup_samples", &o.num_warmup_samples),
+        Read(j, "overlap_search", &o.overlap_search)}) {
     if (!s.ok()) return s;
   }
   if (auto it = j.find("measure"); it != j.end()) {

@@ -40,6 +40,13 @@ struct TuningOptions {
   // records (0: n_tasks * measures_per_round, as Ansor's task scheduler sets).
   int num_warmup_samples = 0;
 
+  // Propose the next round (for another task) while the current one is
+  // measured, so search hides behind measurement. Off in process (`pruner
+  // tune`): there the search would share the cores with the timed kernels.
+  // The service turns it on: workers measure on their own hosts. The next
+  // round's scores come from a model that has not seen the current round.
+  bool overlap_search = false;
+
   MeasureOptions measure;
 };
 

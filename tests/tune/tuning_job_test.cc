@@ -3,7 +3,10 @@
 // stop and a restart without measuring anything twice, and rejects bad input.
 #include "common/tune/tuning_job.h"
 
+#include <atomic>
+#include <chrono>
 #include <set>
+#include <thread>
 #include <string>
 
 #include "common/store/records_store.h"
@@ -60,6 +63,75 @@ TEST(TuningJobTest, SpendsTheBudgetAndRecordsEveryTrial) {
   auto stored_job = (*store)->GetJob((*job)->id());
   ASSERT_TRUE(stored_job.ok());
   EXPECT_EQ(stored_job->status, JobStatus::kDone);
+}
+
+// A measurer that records how many Measure calls run at once, around a real
+// local measurer (every candidate is still built, run and checked).
+class ConcurrencyProbe : public Measurer {
+ public:
+  explicit ConcurrencyProbe(Measurer* inner) : inner_(inner) {}
+  std::string Name() const override { return inner_->Name(); }
+  absl::StatusOr<std::vector<MeasureResult>> Measure(
+      const std::vector<MeasureInput>& inputs) override {
+    const int now = ++active_;
+    int seen = max_active_.load();
+    while (now > seen && !max_active_.compare_exchange_weak(seen, now)) {
+    }
+    // Long enough that the next round's search finishes meanwhile.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto results = inner_->Measure(inputs);
+    --active_;
+    return results;
+  }
+  int max_active() const { return max_active_.load(); }
+
+ private:
+  Measurer* inner_;
+  std::atomic<int> active_{0};
+  std::atomic<int> max_active_{0};
+};
+
+TEST(TuningJobTest, OverlappedSearchKeepsTheBudgetAndMeasuresNothingTwice) {
+  auto store = RecordsStore::Open(":memory:");
+  ASSERT_TRUE(store.ok()) << store.status();
+  TuningOptions options = QuickOptions("ansor-random", 16, 4);
+  options.overlap_search = true;
+  auto local = MakeLocalMeasurer(options.measure);
+  ConcurrencyProbe probe(local.get());
+  auto job = TuningJob::Create(store->get(), &probe, TwoTasks(), LocalCpu(), options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  std::vector<RoundReport> rounds;
+  ASSERT_TRUE((*job)->Run([&](const RoundReport& r) { rounds.push_back(r); }).ok());
+  EXPECT_EQ((*job)->trials(), 16);
+  auto records = (*store)->JobRecords((*job)->id());
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ(records->size(), 16u);
+  std::set<std::pair<int, std::string>> seen;
+  for (const StoredRecord& r : *records) {
+    EXPECT_TRUE(seen.emplace(r.task_index, r.steps).second) << r.steps;
+  }
+  // Rounds of different tasks were in flight together.
+  EXPECT_EQ(probe.max_active(), 2);
+  for (size_t i = 1; i < rounds.size(); ++i) EXPECT_NE(rounds[i].task, rounds[i - 1].task);
+  auto stored_job = (*store)->GetJob((*job)->id());
+  ASSERT_TRUE(stored_job.ok());
+  EXPECT_EQ(stored_job->status, JobStatus::kDone);
+  auto reloaded = TuningOptionsFromJson(stored_job->options_json);
+  ASSERT_TRUE(reloaded.ok());
+  EXPECT_TRUE(reloaded->overlap_search);
+}
+
+TEST(TuningJobTest, SequentialByDefault) {
+  auto store = RecordsStore::Open(":memory:");
+  ASSERT_TRUE(store.ok()) << store.status();
+  TuningOptions options = QuickOptions("random", 8, 4);
+  auto local = MakeLocalMeasurer(options.measure);
+  ConcurrencyProbe probe(local.get());
+  auto job = TuningJob::Create(store->get(), &probe, TwoTasks(), LocalCpu(), options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE((*job)->Run().ok());
+  EXPECT_EQ((*job)->trials(), 8);
+  EXPECT_EQ(probe.max_active(), 1);
 }
 
 TEST(TuningJobTest, StopAndResumeMeasuresNothingTwiceAndKeepsTheBudget) {
