@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -465,6 +466,48 @@ TEST_F(FarmTest, ReflectionListsBothServices) {
   cq.Shutdown();
   while (cq.Next(&tag, &ok)) {
   }
+}
+
+// The `pruner` binary as a user runs it: submit with --watch, then best and
+// export, with the server address and token from the environment.
+TEST_F(FarmTest, CommandLineSubmitWatchBestExport) {
+  StartServer();
+  farm_->StartWorker("w1");
+  ASSERT_FALSE(WaitForWorkers(1).empty());
+  const std::string env = "PRUNER_SERVER=" + farm_->address() +
+                          " PRUNER_TOKEN_FILE=" + farm_->token_file() + " ";
+  auto run = [&](const std::string& args, std::string* out) {
+    const std::string command = env + PRUNER_CLI_BIN + " " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out->append(buffer, n);
+    const int status = pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  std::string submitted;
+  ASSERT_EQ(run("submit --op matmul:M=64,K=64,N=64 --target cpu --trials 8 --per-round 4 "
+                "--strategy random --repeat 2 --min-repeat-ms 1 --threads 1 --watch",
+                &submitted),
+            0)
+      << submitted;
+  EXPECT_NE(submitted.find("submitted job 1"), std::string::npos) << submitted;
+  EXPECT_NE(submitted.find("done"), std::string::npos) << submitted;
+  std::string best;
+  ASSERT_EQ(run("best 1", &best), 0) << best;
+  EXPECT_NE(best.find("GFLOP/s"), std::string::npos) << best;
+  const std::string out_dir = farm_->dir() + "/kernels";
+  std::string exported;
+  ASSERT_EQ(run("export 1 --out " + out_dir, &exported), 0) << exported;
+  std::ifstream manifest(out_dir + "/manifest.json");
+  ASSERT_TRUE(manifest.good()) << exported;
+  auto parsed = nlohmann::json::parse(manifest);
+  ASSERT_EQ(parsed["kernels"].size(), 1u);
+  std::ifstream source(out_dir + "/" + parsed["kernels"][0]["file"].get<std::string>());
+  EXPECT_TRUE(source.good());
+  std::string json_jobs;
+  ASSERT_EQ(run("jobs --json", &json_jobs), 0) << json_jobs;
+  EXPECT_NE(json_jobs.find("\"status\":\"done\""), std::string::npos) << json_jobs;
 }
 
 }  // namespace
