@@ -70,6 +70,9 @@ struct Dispatcher::Worker {
   v1::WorkerInfo info;
   Clock::time_point last_seen;
   std::set<std::string> leases;
+  // Lease calls waiting now: a worker in a long poll is alive, whatever its
+  // last heartbeat (a hung-up call ends the poll within 500 ms).
+  int polling = 0;
   bool alive = true;
   Clock::time_point died;
 };
@@ -123,7 +126,6 @@ std::string Dispatcher::RegisterWorker(const v1::RegisterRequest& request) {
   worker->info.set_last_heartbeat_unix_ms(worker->info.registered_unix_ms());
   worker->last_seen = Clock::now();
   workers_[id] = std::move(worker);
-  work_cv_.notify_all();
   return id;
 }
 
@@ -222,8 +224,13 @@ std::optional<v1::Lease> Dispatcher::Lease(const std::string& worker_id, int max
     if (cancelled && cancelled()) return std::nullopt;
     const Clock::time_point now = Clock::now();
     if (now >= deadline) return std::nullopt;
-    // Wake at least every 100 ms to notice `cancelled`.
-    work_cv_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(100)));
+    ++worker.polling;
+    // Wake at least every 500 ms to notice `cancelled` (and any wake-up lost
+    // to a caller that took the work first).
+    device_cv_[device_key].wait_until(lock,
+                                      std::min(deadline, now + std::chrono::milliseconds(500)));
+    // The worker cannot have been erased while polling (Tick skips it).
+    --worker.polling;
   }
 }
 
@@ -311,6 +318,12 @@ void Dispatcher::CompleteLocked(const std::string& measurement_id, v1::MeasureRe
   if (finished) result_cv_.notify_all();
 }
 
+void Dispatcher::WakeLocked(const std::string& device_key, int64_t candidates) {
+  auto it = device_cv_.find(device_key);
+  if (it == device_cv_.end()) return;  // nobody has ever waited for this device
+  for (int64_t i = 0; i < std::min<int64_t>(candidates, 4096); ++i) it->second.notify_one();
+}
+
 void Dispatcher::RequeueLocked(const std::string& measurement_id, const std::string& why) {
   auto it = pending_.find(measurement_id);
   if (it == pending_.end()) return;
@@ -332,7 +345,7 @@ void Dispatcher::RequeueLocked(const std::string& measurement_id, const std::str
   queues_[c.batch->spec.job_id].push_front(measurement_id);
   ++queued_total_;
   ++counters_.requeued;
-  work_cv_.notify_all();
+  WakeLocked(c.batch->spec.target.key(), 1);
 }
 
 void Dispatcher::ExpireLeaseLocked(const std::string& lease_id, const std::string& why) {
@@ -356,7 +369,7 @@ void Dispatcher::Tick(Clock::time_point now) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = workers_.begin(); it != workers_.end();) {
     Worker& w = *it->second;
-    if (w.alive && now - w.last_seen > options_.lease_timeout) {
+    if (w.alive && w.polling == 0 && now - w.last_seen > options_.lease_timeout) {
       w.alive = false;
       w.died = now;
       for (const std::string& lease_id : std::set<std::string>(w.leases)) {
@@ -424,7 +437,7 @@ absl::StatusOr<std::shared_ptr<BatchHandle>> Dispatcher::Submit(
   if (queue.empty()) queues_.erase(spec.job_id);
   queued_total_ += static_cast<int64_t>(sentences.size());
   counters_.submitted += static_cast<int64_t>(sentences.size());
-  work_cv_.notify_all();
+  WakeLocked(spec.target.key(), static_cast<int64_t>(sentences.size()));
   return batch;
 }
 
@@ -486,7 +499,7 @@ JobQueueStats Dispatcher::QueueStats(int64_t job_id) const {
 void Dispatcher::Shutdown() {
   std::lock_guard<std::mutex> lock(mu_);
   shutdown_ = true;
-  work_cv_.notify_all();
+  for (auto& [key, cv] : device_cv_) cv.notify_all();
   result_cv_.notify_all();
 }
 

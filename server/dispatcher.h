@@ -111,7 +111,7 @@ class Dispatcher {
                  std::vector<std::string>* revoked);
   // Waits up to `wait` for candidates matching the worker's device. nullopt:
   // nothing (or unknown worker: `*unknown_worker` set). `cancelled`, polled
-  // every 100 ms, ends the wait early (a gRPC call its client hung up).
+  // every 500 ms, ends the wait early (a gRPC call its client hung up).
   std::optional<v1::Lease> Lease(const std::string& worker_id, int max_candidates,
                                  std::chrono::milliseconds wait, bool* unknown_worker,
                                  const std::function<bool()>& cancelled = nullptr);
@@ -170,11 +170,15 @@ class Dispatcher {
   void CompleteLocked(const std::string& measurement_id, v1::MeasureResult result);
   void ReaperLoop();
   void RememberCompletedLocked(const std::string& id);
+  void WakeLocked(const std::string& device_key, int64_t candidates);
 
   const DispatcherOptions options_;
   const std::string epoch_;  // random per process: ids stay unique across restarts
   mutable std::mutex mu_;
-  std::condition_variable work_cv_;    // new queued work
+  // Waiting Lease calls sleep on their device's variable, and new work
+  // wakes one waiter per candidate on that device only: a thousand idle
+  // workers are not all woken for every batch.
+  std::map<std::string, std::condition_variable> device_cv_;
   std::condition_variable result_cv_;  // a batch finished or was cancelled
   bool shutdown_ = false;
   uint64_t next_id_ = 1;
