@@ -1,0 +1,163 @@
+#include "common/search/draft_verify_policy.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/search/sample_states.h"
+#include "common/search/task_sketches.h"
+
+namespace pruner {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+absl::Status DraftVerifyOptions::Validate() const {
+  auto bad = [](const char* field, auto value) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("draft-verify search option ", field, " out of range: ", value));
+  };
+  if (!(eps_greedy >= 0 && eps_greedy <= 1)) return bad("eps_greedy", eps_greedy);
+  if (retry_on_empty < 0) return bad("retry_on_empty", retry_on_empty);
+  if (sample_init_min_population < 1) {
+    return bad("sample_init_min_population", sample_init_min_population);
+  }
+  if (!(use_measured_ratio >= 0 && use_measured_ratio <= 1)) {
+    return bad("use_measured_ratio", use_measured_ratio);
+  }
+  if (population < 1) return bad("population", population);
+  if (draft_size < 1) return bad("draft_size", draft_size);
+  if (draft_num_iters < 0) return bad("draft_num_iters", draft_num_iters);
+  if (draft_every < 1) return bad("draft_every", draft_every);
+  if (verify_num_iters < 0) return bad("verify_num_iters", verify_num_iters);
+  if (!(mutation_prob >= 0 && mutation_prob <= 1)) return bad("mutation_prob", mutation_prob);
+  return absl::OkStatus();
+}
+
+DraftVerifySearchPolicy::DraftVerifySearchPolicy(SearchTask task, CostModel* drafter,
+                                                 CostModel* verifier, DraftVerifyOptions options,
+                                                 uint64_t seed)
+    : task_(std::move(task)),
+      drafter_(drafter),
+      verifier_(verifier),
+      options_(std::move(options)),
+      rng_(seed) {}
+
+absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::Propose(int n) {
+  ScopedSeconds total(&counters_.total_s);
+  if (n < 1) return absl::InvalidArgumentError(absl::StrCat("Propose(", n, "): n must be >= 1"));
+  if (drafter_ == nullptr || verifier_ == nullptr) {
+    return absl::FailedPreconditionError("the draft-verify policy needs a drafter and a verifier");
+  }
+  if (absl::Status st = options_.Validate(); !st.ok()) return st;
+  if (!have_sketches_) {
+    ScopedSeconds timer(&counters_.sketch_s);
+    auto sketches = TaskSketches(task_, options_.sketch);
+    if (!sketches.ok()) return sketches.status();
+    sketches_ = *std::move(sketches);
+    have_sketches_ = true;
+  }
+  for (int attempt = 0; attempt <= options_.retry_on_empty; ++attempt) {
+    auto picks = SearchOneRound(n);
+    if (!picks.ok() || !picks->empty()) {
+      if (picks.ok()) counters_.proposed += static_cast<int64_t>(picks->size());
+      return picks;
+    }
+    draft_.clear();  // an empty round redrafts on its retry
+  }
+  return std::vector<State>{};
+}
+
+absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::SearchOneRound(int n) {
+  ++counters_.rounds;
+  last_round_ = DraftVerifyRoundStats{};
+  auto excluded = [this](const std::string& s) { return measured_.Contains(s); };
+
+  // 1. Random sample.
+  SampleRequest request;
+  request.target = options_.sample_init_min_population;
+  request.batch_size = options_.population;
+  request.halve_on_stall = true;
+  SampledStates sample = SampleDistinctStates(sketches_, task_.device, options_.annotation,
+                                              request, rng_, &counters_);
+  last_round_.sample = static_cast<int>(sample.states.size());
+
+  // 2. Draft: the drafter's best distinct unmeasured states.
+  const bool redraft = draft_.empty() || rounds_ % options_.draft_every == 0;
+  ++rounds_;
+  if (redraft && !sample.states.empty()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    EvolutionParams params;
+    params.population = options_.population;
+    params.num_iters = options_.draft_num_iters;
+    params.mutation_prob = options_.mutation_prob;
+    params.annotation = options_.annotation;
+    SearchCounters draft_counters;
+    auto drafted = EvolutionarySearch(sample.states, options_.draft_size, params, task_.device,
+                                      *drafter_, excluded, rng_, &draft_counters);
+    if (!drafted.ok()) return drafted.status();
+    draft_.clear();
+    for (ScoredState& s : *drafted) draft_.push_back(std::move(s.state));
+    last_round_.drafted = true;
+    last_round_.drafter_scored = draft_counters.predicted_states;
+    counters_ += draft_counters;
+    last_round_.draft_s = SecondsSince(t0);
+  }
+  last_round_.draft = static_cast<int>(draft_.size());
+
+  // 3. The verify population: draft, sample, best measured.
+  std::vector<State> population = draft_;
+  population.insert(population.end(), sample.states.begin(), sample.states.end());
+  const size_t num_seeds = std::min(
+      measured_.num_ok(),
+      static_cast<size_t>(std::floor(options_.use_measured_ratio * options_.population)));
+  for (State& s : measured_.BestMeasured(num_seeds)) population.push_back(std::move(s));
+  last_round_.seeds = static_cast<int>(num_seeds);
+  if (population.empty()) return std::vector<State>{};
+
+  // 4. The eps-greedy share, from the random sample (Ansor draws it from its
+  //    initial population; here the sample plays that part).
+  const int num_random = NumRandomPicks(options_.eps_greedy, n);
+  std::vector<ScoredState> random_pool;
+  if (!sample.states.empty()) {
+    for (int i = 0; i < num_random * 3; ++i) {
+      const size_t k = rng_.Below(sample.states.size());
+      random_pool.push_back(ScoredState{sample.states[k], sample.strs[k], 0});
+    }
+  }
+  last_round_.random_pool = static_cast<int>(random_pool.size());
+
+  // 5. Verify: the verifier's best unmeasured states.
+  const auto t0 = std::chrono::steady_clock::now();
+  EvolutionParams params;
+  params.population = options_.population;
+  params.num_iters = options_.verify_num_iters;
+  params.mutation_prob = options_.mutation_prob;
+  params.annotation = options_.annotation;
+  SearchCounters verify_counters;
+  auto best = EvolutionarySearch(std::move(population), 2 * n, params, task_.device, *verifier_,
+                                 excluded, rng_, &verify_counters);
+  if (!best.ok()) return best.status();
+  last_round_.verifier_scored = verify_counters.predicted_states;
+  counters_ += verify_counters;
+  last_round_.verify_s = SecondsSince(t0);
+  last_round_.best_found = static_cast<int>(best->size());
+  drafter_scored_ += last_round_.drafter_scored;
+  verifier_scored_ += last_round_.verifier_scored;
+
+  // 6. Pick.
+  return PickStatesWithEpsGreedy(*best, random_pool, n, num_random, &measured_,
+                                 &last_round_.picks);
+}
+
+void DraftVerifySearchPolicy::Record(const std::vector<MeasuredState>& results) {
+  measured_.AddResults(results);
+}
+
+}  // namespace pruner
