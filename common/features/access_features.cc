@@ -167,27 +167,28 @@ void WriteBufferAccessColumns(std::vector<AccessFeature>* features, float* row) 
   float* out = row + fc::kBufferAccessOffset;
   std::fill(out, out + fc::kMaxBufferSlots * fc::kBufferSlotWidth, 0.0f);
   const int slots = std::min<int>(fc::kMaxBufferSlots, features->size());
-  for (int s = 0; s < slots; ++s) {
-    const AccessFeature& f = (*features)[s];
-    float* slot = out + s * fc::kBufferSlotWidth;
-    slot[fc::kAccRead + static_cast<int>(f.type)] = 1.0f;
-    slot[fc::kBytes] = Slog(f.bytes);
-    slot[fc::kUniqueBytes] = Slog(f.unique_bytes);
-    slot[fc::kLines] = Slog(f.lines);
-    slot[fc::kUniqueLines] = Slog(f.unique_lines);
-    slot[fc::kReuseLoopMultipleRead + static_cast<int>(f.reuse_type)] = 1.0f;
-    slot[fc::kReuseDisIter] = Slog(f.reuse_dis_iter);
-    slot[fc::kReuseDisBytes] = Slog(f.reuse_dis_bytes);
-    slot[fc::kReuseCt] = Slog(f.reuse_ct);
-    // Without reuse TVM multiplies by a magic 2 instead of dividing.
-    const bool reused = f.reuse_ct > 0.5;
-    auto per_reuse = [&](double v) { return Slog(reused ? v / f.reuse_ct : v * 2); };
-    slot[fc::kBytesDReuseCt] = per_reuse(f.bytes);
-    slot[fc::kUniqueBytesDReuseCt] = per_reuse(f.unique_bytes);
-    slot[fc::kLinesDReuseCt] = per_reuse(f.lines);
-    slot[fc::kUniqueLinesDReuseCt] = per_reuse(f.unique_lines);
-    slot[fc::kStride] = Slog(f.stride);
-  }
+  for (int s = 0; s < slots; ++s) WriteAccessSlot((*features)[s], out + s * fc::kBufferSlotWidth);
+}
+
+void WriteAccessSlot(const AccessFeature& f, float* slot) {
+  std::fill(slot, slot + fc::kBufferSlotWidth, 0.0f);
+  slot[fc::kAccRead + static_cast<int>(f.type)] = 1.0f;
+  slot[fc::kBytes] = Slog(f.bytes);
+  slot[fc::kUniqueBytes] = Slog(f.unique_bytes);
+  slot[fc::kLines] = Slog(f.lines);
+  slot[fc::kUniqueLines] = Slog(f.unique_lines);
+  slot[fc::kReuseLoopMultipleRead + static_cast<int>(f.reuse_type)] = 1.0f;
+  slot[fc::kReuseDisIter] = Slog(f.reuse_dis_iter);
+  slot[fc::kReuseDisBytes] = Slog(f.reuse_dis_bytes);
+  slot[fc::kReuseCt] = Slog(f.reuse_ct);
+  // Without reuse TVM multiplies by a magic 2 instead of dividing.
+  const bool reused = f.reuse_ct > 0.5;
+  auto per_reuse = [&](double v) { return Slog(reused ? v / f.reuse_ct : v * 2); };
+  slot[fc::kBytesDReuseCt] = per_reuse(f.bytes);
+  slot[fc::kUniqueBytesDReuseCt] = per_reuse(f.unique_bytes);
+  slot[fc::kLinesDReuseCt] = per_reuse(f.lines);
+  slot[fc::kUniqueLinesDReuseCt] = per_reuse(f.unique_lines);
+  slot[fc::kStride] = Slog(f.stride);
 }
 
 }  // namespace pruner

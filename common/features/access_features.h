@@ -48,6 +48,13 @@ struct AccessContext {
 void ComputeAccessFeatures(const StoreAccesses& accesses, const TouchRegions& regions,
                            const AccessContext& context, std::vector<AccessFeature>* out);
 
+// Writes the 18 values of one group-2 slot (acc_type one-hot, bytes,
+// unique_bytes, lines, unique_lines, reuse_type one-hot, reuse_dis_iter,
+// reuse_dis_bytes, reuse_ct, the four *_d_reuse_ct, stride; slog'ed) to
+// slot[0, kBufferSlotWidth). The PaCM dataflow block holds the same 18
+// values in the same order (dataflow_block.h).
+void WriteAccessSlot(const AccessFeature& f, float* slot);
+
 // Sorts `features` ascending by (reuse_dis_bytes, unique_bytes,
 // unique_lines, acc_type) (stable, so ties keep group order), writes the
 // first five slots into row[kBufferAccessOffset, kArithCurveOffset) and

@@ -16,8 +16,10 @@ namespace fc = feature_columns;
 }  // namespace
 
 ProgramFeatures StatementFeatureExtractor::Extract(const Program& program,
-                                                   const DeviceProfile& device) {
+                                                   const DeviceProfile& device,
+                                                   StoreObserver* observer) {
   program_ = &program;
+  observer_ = observer;
   cache_line_bytes_ = device.cache_line_bytes > 0 ? device.cache_line_bytes : 64;
   depth_ = 0;
   rows_.clear();
@@ -38,6 +40,7 @@ ProgramFeatures StatementFeatureExtractor::Extract(const Program& program,
     }
   }
   program_ = nullptr;
+  observer_ = nullptr;
   return std::move(rows_);
 }
 
@@ -220,6 +223,10 @@ void StatementFeatureExtractor::VisitStore(const StmtNode& s) {
   context.outer_prod = outer_prod;
   context.cache_line_bytes = cache_line_bytes_;
   ComputeAccessFeatures(accesses_, regions_, context, &access_features_);
+  if (observer_ != nullptr) {
+    // Before WriteBufferAccessColumns sorts the features out of group order.
+    observer_->OnStore({&s, &accesses_, access_features_, &ops, outer_prod});
+  }
   WriteBufferAccessColumns(&access_features_, row);
 
   // Group 3: float ops with the loops from level i inward, innermost first.

@@ -7,6 +7,7 @@
 #define PRUNER_COMMON_FEATURES_FEATURE_EXTRACTOR_H_
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "common/device/device_profile.h"
@@ -20,9 +21,33 @@
 
 namespace pruner {
 
+// What the walk knows about one store once its access features are
+// computed, for analyses that need more than the statement row (the PaCM
+// dataflow blocks in dataflow_features.cc). Everything is only valid during
+// the call.
+struct StoreVisit {
+  const StmtNode* store = nullptr;
+  // Groups: the written buffer first, then the buffers read in first-read
+  // order (StoreAccesses::Collect).
+  const StoreAccesses* accesses = nullptr;
+  // One per group, in group order, raw (before the group-2 sort and slog).
+  std::span<const AccessFeature> features;
+  const OpCounts* ops = nullptr;  // per evaluation of the stored value
+  double outer_prod = 1;          // product of the enclosing loops' extents
+};
+
+class StoreObserver {
+ public:
+  virtual ~StoreObserver() = default;
+  // Called for every store, in program (depth-first) order.
+  virtual void OnStore(const StoreVisit& visit) = 0;
+};
+
 class StatementFeatureExtractor {
  public:
-  ProgramFeatures Extract(const Program& program, const DeviceProfile& device);
+  // `observer`, when given, sees every store as it is analysed.
+  ProgramFeatures Extract(const Program& program, const DeviceProfile& device,
+                          StoreObserver* observer = nullptr);
 
  private:
   struct Frame {
@@ -47,6 +72,7 @@ class StatementFeatureExtractor {
   void WriteOuterScope(double outer_prod, float* row) const;
 
   const Program* program_ = nullptr;
+  StoreObserver* observer_ = nullptr;
   int cache_line_bytes_ = 64;
   std::vector<Frame> frames_;
   int depth_ = 0;

@@ -2,7 +2,6 @@
 // every row is finite, non-negative and well-formed (one-hots), the rows
 // match the stored buffers, and extraction is deterministic and free of
 // state leaking from one program to the next.
-#include <cctype>
 #include <cmath>
 #include <ostream>
 #include <set>
@@ -12,12 +11,10 @@
 
 #include "common/features/feature_columns.h"
 #include "common/features/statement_features.h"
-#include "common/ir/ops.h"
 #include "common/lower/lower.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/sketch.h"
 #include "gtest/gtest.h"
 #include "tests/features/feature_test_util.h"
+#include "tests/features/random_states.h"
 #include "tests/lower/lower_test_util.h"
 
 namespace pruner {
@@ -35,15 +32,7 @@ struct Case {
 void PrintTo(const Case& c, std::ostream* os) { *os << c.spec << (c.gpu ? " gpu" : " cpu"); }
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
-  std::string name;
-  for (const char* p = info.param.spec; *p != '\0'; ++p) {
-    if (std::isalnum(static_cast<unsigned char>(*p))) {
-      name.push_back(*p);
-    } else if (!name.empty() && name.back() != '_') {
-      name.push_back('_');
-    }
-  }
-  return name + (info.param.gpu ? "_gpu" : "_cpu");
+  return testing::OperatorCaseName(info.param.spec, info.param.gpu);
 }
 
 // Distinct buffers stored to, in first-store order.
@@ -104,18 +93,9 @@ class RandomScheduleFeatures : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RandomScheduleFeatures, RowsAreFiniteWellFormedAndDeterministic) {
   const Case c = GetParam();
-  auto dag = testing::Share(BuildOperator(c.spec));
-  ASSERT_NE(dag, nullptr);
   const DeviceProfile device = c.gpu ? testing::TestGpu() : testing::TestCpu();
-  absl::StatusOr<std::vector<Sketch>> sketches = GenerateSketches(dag, device);
-  ASSERT_TRUE(sketches.ok()) << sketches.status();
-  Rng rng(11);
-  std::vector<State> states;
-  for (int attempt = 0; states.size() < kSchedulesPerCase && attempt < 10 * kSchedulesPerCase;
-       ++attempt) {
-    absl::StatusOr<State> s = SampleSchedule(rng.Choice(*sketches), device, rng);
-    if (s.ok()) states.push_back(*std::move(s));
-  }
+  const std::vector<State> states =
+      testing::SampleRandomStates(c.spec, device, kSchedulesPerCase, /*seed=*/11);
   ASSERT_EQ(states.size(), kSchedulesPerCase);
 
   std::vector<ProgramFeatures> first(states.size());
