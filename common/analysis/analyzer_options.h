@@ -1,0 +1,106 @@
+// Switches of the symbol-based analyzer (specs/pruner.md §2.5-§2.6).
+//
+// The defaults implement the paper's intent (ASPLOS'25 §4.1, Eq. 1): all
+// six penalties, S7 and the memory-side penalties the public code dropped.
+// CodeBehaviour() selects what Pruner's public code (`PSAModelInternal._inf`)
+// does instead, term by term, so that the two can be compared; every
+// difference is listed at the top of symbol_analyzer.cc.
+#ifndef PRUNER_COMMON_ANALYSIS_ANALYZER_OPTIONS_H_
+#define PRUNER_COMMON_ANALYSIS_ANALYZER_OPTIONS_H_
+
+#include <array>
+#include <string>
+
+namespace pruner {
+
+// The six penalty terms P_{li,*} of the paper (level li, c = compute,
+// m = memory), plus the warp/lane waste alpha_l1 that the paper adds to
+// P_l1,c "as a supplement".
+enum class Penalty : int {
+  kL0Compute = 0,  // P_l0,c: data reuse in registers
+  kL1Compute,      // P_l1,c and alpha_l1: warp scheduling (GPU) / FMA chains and lanes (CPU)
+  kL2Compute,      // P_l2,c: blocks over SMs (GPU) / parallel tasks over cores (CPU)
+  kL0Memory,       // P_l0,m: register footprint over its capacity
+  kL1Memory,       // P_l1,m: shared-memory (GPU) / L1 working set (CPU) over its capacity
+  kL2Memory,       // P_l2,m: transfer length (S7) over the DRAM transaction / cache line
+};
+inline constexpr int kNumPenalties = 6;
+inline constexpr std::array<Penalty, kNumPenalties> kAllPenalties = {
+    Penalty::kL0Compute, Penalty::kL1Compute, Penalty::kL2Compute,
+    Penalty::kL0Memory,  Penalty::kL1Memory,  Penalty::kL2Memory};
+// "P_l0,c", "P_l1,m", ...
+const char* PenaltyName(Penalty penalty);
+inline bool IsComputePenalty(Penalty p) { return static_cast<int>(p) < 3; }
+
+// How a row's compute and memory times combine.
+enum class RowCombine {
+  kSum,  // paper Eq. 1: L = sum_i (L_c^i + L_m^i)
+  kMax,  // code: L = sum_i max(L_c^i, L_m^i) (a roofline per row)
+};
+
+struct AnalyzerOptions {
+  // Per-penalty switches, indexed by Penalty. A disabled penalty is 1.
+  std::array<bool, kNumPenalties> penalties = {true, true, true, true, true, true};
+  // Master switch for the three memory penalties (the code has none). When
+  // false, P_l*,m are 1 whatever `penalties` says.
+  bool use_memory_penalties = true;
+  // Extract S7 (innermost transfer length); P_l2,m needs it. The code has
+  // no S7; without it P_l2,m is 1.
+  bool use_s7 = true;
+
+  // Code: the register penalty max(S1 / reg_cap, 1) divides *compute*
+  // throughput (and no register term touches memory). Paper: P_l0,m =
+  // min(reg_cap / S1, 1) multiplies memory throughput.
+  bool register_penalty_on_compute = false;
+  // Code: warp scheduling is folded into the grid term ("peak_pen": for
+  // grids smaller than the SM count the warps of a block, at most 4, count
+  // as units over 4 x SMs; otherwise plain wave quantization over SMs).
+  // Paper: P_l1,c and P_l2,c are separate factors. GPU only.
+  bool fold_warp_scheduling_into_grid = false;
+  RowCombine combine = RowCombine::kSum;
+  // Paper: S5 is "the actual memory access of each statement": every
+  // store pays for the global elements it reads and writes, so an
+  // element-wise kernel, a fused epilogue or a reduction without shared
+  // caching has a memory term, and a copy between local and shared memory
+  // has none. Code: compute rows have no DRAM term at all, and other
+  // non-shared stores count every element they write, whatever its scope.
+  // GPU only (on CPUs every statement's traffic counts).
+  bool count_actual_global_traffic = true;
+  // Paper: "the number of float operators": comparisons, min/max and math
+  // calls count as one operation each. Code: only float add/sub, mul and
+  // div/mod count, so a max-ReLU has no flops and becomes a memory row.
+  bool count_all_float_ops = true;
+  // Code's units: DRAM elements divided by GB/s as if they were bytes, with
+  // a 2^30 conversion (fp32 memory time under-weighted 4x). Paper: bytes
+  // over 10^9 bytes/s.
+  bool code_units = false;
+
+  // CPU only: bandwidth (GB/s per physical core) assumed for traffic that
+  // misses the core's L2 when the profile has no mem_bandwidth_gbps (the
+  // detected local CPU never has one).
+  double cpu_fallback_gbps_per_core = 20.0;
+
+  bool enabled(Penalty p) const {
+    if (!penalties[static_cast<int>(p)]) return false;
+    if (!IsComputePenalty(p) && !use_memory_penalties) return false;
+    if (p == Penalty::kL2Memory && !use_s7) return false;
+    return true;
+  }
+
+  // The paper's analyzer (the defaults above).
+  static AnalyzerOptions Paper() { return AnalyzerOptions(); }
+  // Pruner's public code (specs/pruner.md §2.5), term by term.
+  static AnalyzerOptions CodeBehaviour();
+  // Table 10's ablations.
+  AnalyzerOptions Without(Penalty p) const;
+  AnalyzerOptions WithoutComputePenalties() const;
+  AnalyzerOptions WithoutMemoryPenalties() const;
+
+  // "paper", "code", or the paper with a list of what differs, e.g.
+  // "paper -P_l1,m"; for logs and benchmark labels.
+  std::string Describe() const;
+};
+
+}  // namespace pruner
+
+#endif  // PRUNER_COMMON_ANALYSIS_ANALYZER_OPTIONS_H_

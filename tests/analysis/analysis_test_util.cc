@@ -1,0 +1,52 @@
+#include "tests/analysis/analysis_test_util.h"
+
+#include "common/ir/ops.h"
+#include "common/lower/lower.h"
+#include "gtest/gtest.h"
+#include "tests/lower/lower_test_util.h"
+
+namespace pruner::testing {
+
+DeviceProfile HandCpu() {
+  DeviceProfile cpu;
+  cpu.name = "hand-cpu";
+  cpu.kind = DeviceKind::kCpu;
+  cpu.num_cores = 8;
+  cpu.physical_cores = 8;
+  cpu.vector_isa = "avx2";
+  cpu.vector_unit_bytes = 32;
+  cpu.fma_units_per_core = 2;
+  cpu.cache_line_bytes = 64;
+  cpu.l1d_cache_bytes = 32 * 1024;
+  cpu.l2_cache_bytes = 1024 * 1024;
+  cpu.l3_cache_bytes = 16 * 1024 * 1024;
+  cpu.clock_mhz = 3000;
+  cpu.peak_gflops = 768;
+  cpu.mem_bandwidth_gbps = 50;
+  return cpu;
+}
+
+absl::StatusOr<Program> LowerSteps(const std::string& spec, const std::string& steps,
+                                   const DeviceProfile& device) {
+  auto dag = Share(BuildOperator(spec));
+  if (dag == nullptr) return absl::InvalidArgumentError("bad operator " + spec);
+  absl::StatusOr<State> state = ReplayText(dag, steps);
+  if (!state.ok()) return state.status();
+  return Lower(*state, device);
+}
+
+int RowIndexOf(const Program& program, const ProgramSymbols& symbols, const std::string& name) {
+  for (size_t i = 0; i < symbols.rows.size(); ++i) {
+    if (program.buffer(symbols.rows[i].buffer).name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+BufferSymbols RowOf(const Program& program, const ProgramSymbols& symbols,
+                    const std::string& name) {
+  const int i = RowIndexOf(program, symbols, name);
+  EXPECT_GE(i, 0) << "no row for " << name << "\n" << symbols.ToString(program);
+  return i >= 0 ? symbols.rows[i] : BufferSymbols{};
+}
+
+}  // namespace pruner::testing

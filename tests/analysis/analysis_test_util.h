@@ -1,0 +1,33 @@
+// Helpers shared by the analyzer tests.
+#ifndef PRUNER_TESTS_ANALYSIS_ANALYSIS_TEST_UTIL_H_
+#define PRUNER_TESTS_ANALYSIS_ANALYSIS_TEST_UTIL_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/analysis/symbol_analyzer.h"
+#include "common/device/device_profile.h"
+#include "common/lower/program.h"
+
+namespace pruner::testing {
+
+// A CPU with round numbers, so that expected symbols and penalties can be
+// worked out by hand: 8 cores, AVX2 (32-byte vectors: 8 fp32 lanes, 16
+// registers), 2 FMA pipes, 32 KiB L1d, 1 MiB L2, 64-byte lines,
+// 8 x 3 GHz x 8 lanes x 2 flops x 2 pipes = 768 GFLOP/s, 50 GB/s.
+DeviceProfile HandCpu();
+
+// BuildOperator(spec), the steps replayed, lowered for `device`.
+absl::StatusOr<Program> LowerSteps(const std::string& spec, const std::string& steps,
+                                   const DeviceProfile& device);
+
+// The row of the buffer named `name`; fails the test and returns an empty
+// row when there is none.
+BufferSymbols RowOf(const Program& program, const ProgramSymbols& symbols,
+                    const std::string& name);
+// Index of that row in symbols.rows (-1 when absent).
+int RowIndexOf(const Program& program, const ProgramSymbols& symbols, const std::string& name);
+
+}  // namespace pruner::testing
+
+#endif  // PRUNER_TESTS_ANALYSIS_ANALYSIS_TEST_UTIL_H_
