@@ -49,6 +49,14 @@ DraftVerifySearchPolicy::DraftVerifySearchPolicy(SearchTask task, CostModel* dra
       options_(std::move(options)),
       rng_(seed) {}
 
+DraftVerifySearchPolicy::DraftVerifySearchPolicy(SearchTask task,
+                                                 std::unique_ptr<CostModel> drafter,
+                                                 CostModel* verifier, DraftVerifyOptions options,
+                                                 uint64_t seed)
+    : DraftVerifySearchPolicy(std::move(task), drafter.get(), verifier, std::move(options), seed) {
+  owned_drafter_ = std::move(drafter);
+}
+
 absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::Propose(int n) {
   ScopedSeconds total(&counters_.total_s);
   if (n < 1) return absl::InvalidArgumentError(absl::StrCat("Propose(", n, "): n must be >= 1"));

@@ -28,6 +28,7 @@
 #define PRUNER_COMMON_SEARCH_DRAFT_VERIFY_POLICY_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,10 @@ class DraftVerifySearchPolicy : public SearchPolicy {
  public:
   DraftVerifySearchPolicy(SearchTask task, CostModel* drafter, CostModel* verifier,
                           DraftVerifyOptions options, uint64_t seed);
+  // The same with a drafter of its own (a drafter learns nothing, so each
+  // task's policy may hold one).
+  DraftVerifySearchPolicy(SearchTask task, std::unique_ptr<CostModel> drafter,
+                          CostModel* verifier, DraftVerifyOptions options, uint64_t seed);
 
   std::string Name() const override { return "draft-verify"; }
   absl::StatusOr<std::vector<State>> Propose(int n) override;
@@ -97,6 +102,7 @@ class DraftVerifySearchPolicy : public SearchPolicy {
   absl::StatusOr<std::vector<State>> SearchOneRound(int n);
 
   SearchTask task_;
+  std::unique_ptr<CostModel> owned_drafter_;
   CostModel* drafter_;
   CostModel* verifier_;
   DraftVerifyOptions options_;

@@ -1,7 +1,9 @@
 #include "common/tune/strategy.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/model/symbol_analyzer_model.h"
 #include "common/model/xgb_model.h"
+#include "common/search/draft_verify_policy.h"
 #include "common/search/evolutionary_policy.h"
 #include "common/search/random_policy.h"
 #ifdef PRUNER_WITH_TORCH
@@ -28,7 +30,7 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
                                                              int num_tasks) {
   if (options.strategy == "random") return std::unique_ptr<CostModel>();
   if (options.strategy == "ansor-random") return MakeRandomModel(options.seed);
-  if (options.strategy == "ansor-xgb") {
+  if (options.strategy == "ansor-xgb" || options.strategy == "lse-xgb") {
     XgbModelOptions xgb;
     xgb.training = TrainingOptions(options, num_tasks);
     return MakeXgbModel(device, xgb);
@@ -54,6 +56,21 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOpt
   if (model == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("strategy ", options.strategy, " needs a cost model"));
+  }
+  if (options.strategy == "lse-xgb") {
+    // Pruner's draft-then-verify search with Ansor's learned model as the
+    // verifier: the search half of Pruner, measured apart from PaCM.
+    DraftVerifyOptions dv;
+    dv.population = options.population;
+    dv.eps_greedy = options.eps_greedy;
+    if (options.num_iters >= 0) dv.verify_num_iters = options.num_iters;
+    if (absl::Status s = dv.Validate(); !s.ok()) return s;
+    SymbolAnalyzerModelOptions psa;
+    psa.threads = 1;  // the loop's search runs beside timed kernels
+    auto drafter = MakeSymbolAnalyzerModel(task.device, psa);
+    if (!drafter.ok()) return drafter.status();
+    return std::unique_ptr<SearchPolicy>(std::make_unique<DraftVerifySearchPolicy>(
+        task, *std::move(drafter), model, dv, seed));
   }
   EvolutionaryOptions evo = EvolutionaryOptions::Ansor();
   evo.population = options.population;

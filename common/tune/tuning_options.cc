@@ -27,7 +27,7 @@ absl::Status Read(const json& j, const char* key, T* out) {
 }  // namespace
 
 std::vector<std::string> KnownStrategies() {
-  return {"random", "ansor-xgb", "ansor-mlp", "ansor-random"};
+  return {"random", "ansor-xgb", "ansor-mlp", "ansor-random", "lse-xgb"};
 }
 
 absl::Status ValidateTuningOptions(const TuningOptions& o) {

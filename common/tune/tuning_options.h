@@ -19,6 +19,8 @@ struct TuningOptions {
   //   "ansor-xgb"     Ansor's evolutionary search guided by XGBoost (default)
   //   "ansor-mlp"     the same guided by the TenSet MLP (LibTorch)
   //   "ansor-random"  the same guided by random scores
+  //   "lse-xgb"       Pruner's draft-then-verify search: LSE's symbol
+  //                   analyzer drafts, XGBoost verifies (no PaCM yet)
   std::string strategy = "ansor-xgb";
   // "gradient" (Ansor's task scheduler) or "round-robin".
   std::string scheduler = "gradient";

@@ -211,7 +211,7 @@ TEST_P(EveryStrategyTest, RunsAJobToItsBudget) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategyTest,
-                         testing::Values("random", "ansor-random", "ansor-xgb", "ansor-mlp"),
+                         testing::Values("random", "ansor-random", "ansor-xgb", "ansor-mlp", "lse-xgb"),
                          [](const testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
                            for (char& c : name) c = c == '-' ? '_' : c;
