@@ -1,4 +1,5 @@
-// The only translation unit of the project that includes LibTorch.
+// One of the two translation units that include LibTorch (with
+// pacm_network.cc); the training loop is shared (torch_rank_training.h).
 #include "common/model/mlp_regressor.h"
 
 #include <torch/torch.h>
@@ -6,12 +7,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <random>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/model/torch_rank_training.h"
 
 namespace pruner {
 namespace {
@@ -39,29 +40,8 @@ struct SegmentSumMlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(SegmentSumMlp);
 
-// LambdaRank over one batch (one ranked list); see the header for the form.
-torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& labels) {
-  const int64_t n = scores.size(0);
-  torch::Tensor order = std::get<1>(scores.detach().sort(/*dim=*/0, /*descending=*/true));
-  torch::Tensor position = torch::empty_like(order);
-  position.index_put_({order}, torch::arange(n, order.options()));
-  // Discount 1 / log2(2 + position), positions counted from 0.
-  torch::Tensor discount = 1.0 / torch::log2(position.to(torch::kFloat) + 2.0);
-  torch::Tensor ideal = std::get<0>(labels.sort(/*dim=*/0, /*descending=*/true));
-  torch::Tensor ideal_discount = 1.0 / torch::log2(torch::arange(n, labels.options()) + 2.0);
-  torch::Tensor max_dcg = ((torch::pow(2.0, ideal) - 1.0) * ideal_discount).sum().clamp_min(1e-10);
-  torch::Tensor gain = (torch::pow(2.0, labels) - 1.0) / max_dcg;
-  torch::Tensor delta_ndcg = (discount.unsqueeze(1) - discount.unsqueeze(0)).abs() *
-                             (gain.unsqueeze(1) - gain.unsqueeze(0)).abs();
-  torch::Tensor better = (labels.unsqueeze(1) > labels.unsqueeze(0)).to(torch::kFloat);
-  torch::Tensor log2_p =
-      torch::log_sigmoid(scores.unsqueeze(1) - scores.unsqueeze(0)) / std::log(2.0);
-  return -(better * delta_ndcg * log2_p).sum();
-}
-
 void ApplyThreads(const MlpParams& p) {
-  const int n = p.num_threads > 0 ? p.num_threads : DefaultMlpThreads();
-  if (torch::get_num_threads() != n) torch::set_num_threads(n);
+  SetTorchThreads(p.num_threads > 0 ? p.num_threads : DefaultMlpThreads());
 }
 
 class MlpPackRegressor : public PackRegressor {
@@ -140,52 +120,31 @@ absl::StatusOr<FitReport> MlpPackRegressor::Fit(const PackedRows& packs,
   scale = torch::where(scale > 0, scale, torch::ones_like(scale));
 
   SegmentSumMlp net(cols, params_.hidden_dim);
-  torch::optim::Adam optimizer(
-      net->parameters(),
-      torch::optim::AdamOptions(params_.learning_rate).weight_decay(params_.weight_decay));
-  std::mt19937_64 shuffle_rng(params_.seed);
-
-  double avg_loss = 0, best_loss = std::numeric_limits<double>::infinity();
-  bool have_avg = false;
-  int best_epoch = 0, epoch = 0;
-  for (; epoch < params_.max_epochs; ++epoch) {
-    net->train();
-    std::shuffle(usable.begin(), usable.end(), shuffle_rng);
-    for (size_t begin = 0; begin < usable.size(); begin += params_.batch_size) {
-      const size_t end = std::min(usable.size(), begin + params_.batch_size);
-      std::vector<int> batch(usable.begin() + begin, usable.begin() + end);
-      auto [rows, pack_of_row] = GatherRows(packs, batch);
-      std::vector<float> y(batch.size());
-      for (size_t b = 0; b < batch.size(); ++b) y[b] = labels[batch[b]];
-      torch::Tensor target = torch::tensor(y);
-      rows = rows / scale;
-      optimizer.zero_grad();
-      torch::Tensor s = net->forward(rows, pack_of_row, static_cast<int64_t>(batch.size()));
-      torch::Tensor loss = params_.loss == MlpLoss::kMse
-                               ? torch::mse_loss(torch::sigmoid(s), target)
-                               : LambdaRankLoss(s, target);
-      loss.backward();
-      torch::nn::utils::clip_grad_norm_(net->parameters(), params_.grad_clip_norm);
-      optimizer.step();
-      // TenSet's smoothed training loss, which also drives early stopping.
-      const double l = loss.item<double>();
-      avg_loss = have_avg ? 0.95 * avg_loss + 0.05 * l : l;
-      have_avg = true;
-    }
-    if (avg_loss < best_loss) {
-      best_loss = avg_loss;
-      best_epoch = epoch;
-    } else if (epoch - best_epoch >= params_.early_stop_epochs) {
-      ++epoch;
-      break;
-    }
-  }
+  net->train();
+  const RankTrainingSchedule schedule{.max_epochs = params_.max_epochs,
+                                      .early_stop_epochs = params_.early_stop_epochs,
+                                      .batch_size = params_.batch_size,
+                                      .learning_rate = params_.learning_rate,
+                                      .weight_decay = params_.weight_decay,
+                                      .grad_clip_norm = params_.grad_clip_norm,
+                                      .seed = params_.seed};
+  const RankTrainingRun run = TrainRanking(
+      net->parameters(), usable, schedule, [&](const std::vector<int>& batch) {
+        auto [rows, pack_of_row] = GatherRows(packs, batch);
+        std::vector<float> y(batch.size());
+        for (size_t b = 0; b < batch.size(); ++b) y[b] = labels[batch[b]];
+        torch::Tensor target = torch::tensor(y);
+        torch::Tensor s =
+            net->forward(rows / scale, pack_of_row, static_cast<int64_t>(batch.size()));
+        return params_.loss == MlpLoss::kMse ? torch::mse_loss(torch::sigmoid(s), target)
+                                             : LambdaRankLoss(s, target);
+      });
   net->eval();
   net_ = net;
   scale_ = scale;
   FitReport report;
-  report.iterations = epoch;
-  report.train_loss = avg_loss;
+  report.iterations = run.epochs;
+  report.train_loss = run.smoothed_loss;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

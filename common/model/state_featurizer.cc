@@ -6,10 +6,15 @@
 
 namespace pruner {
 
-std::vector<absl::StatusOr<ProgramFeatures>> FeaturizeStates(
+namespace {
+
+// Calls extract(state_at(i), device) for i in [0, n) on up to `num_threads`
+// threads (0 = hardware threads) and returns the results in order.
+template <typename Features, typename Extract>
+std::vector<absl::StatusOr<Features>> FeaturizeInParallel(
     int n, const std::function<const State&(int)>& state_at, const DeviceProfile& device,
-    int num_threads) {
-  std::vector<absl::StatusOr<ProgramFeatures>> out(n, absl::UnknownError("not featurized"));
+    int num_threads, Extract extract) {
+  std::vector<absl::StatusOr<Features>> out(n, absl::UnknownError("not featurized"));
   if (num_threads <= 0) num_threads = std::max(1u, std::thread::hardware_concurrency());
   // Small batches are not worth a thread start (~tens of microseconds each).
   num_threads = std::min(num_threads, std::max(1, n / 8));
@@ -18,7 +23,7 @@ std::vector<absl::StatusOr<ProgramFeatures>> FeaturizeStates(
   std::atomic<int> next{0};
   auto work = [&] {
     for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
-      out[i] = ExtractStateFeatures(state_at(i), device);
+      out[i] = extract(state_at(i), device);
     }
   };
   std::vector<std::thread> threads;
@@ -26,6 +31,25 @@ std::vector<absl::StatusOr<ProgramFeatures>> FeaturizeStates(
   work();
   for (std::thread& t : threads) t.join();
   return out;
+}
+
+}  // namespace
+
+std::vector<absl::StatusOr<ProgramFeatures>> FeaturizeStates(
+    int n, const std::function<const State&(int)>& state_at, const DeviceProfile& device,
+    int num_threads) {
+  return FeaturizeInParallel<ProgramFeatures>(
+      n, state_at, device, num_threads,
+      [](const State& state, const DeviceProfile& d) { return ExtractStateFeatures(state, d); });
+}
+
+std::vector<absl::StatusOr<PaCMFeatures>> FeaturizePaCMStates(
+    int n, const std::function<const State&(int)>& state_at, const DeviceProfile& device,
+    int num_threads) {
+  return FeaturizeInParallel<PaCMFeatures>(
+      n, state_at, device, num_threads, [](const State& state, const DeviceProfile& d) {
+        return ExtractPaCMFeatures(state, d);
+      });
 }
 
 }  // namespace pruner

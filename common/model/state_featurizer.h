@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/device/device_profile.h"
+#include "common/features/pacm_features.h"
 #include "common/features/statement_features.h"
 #include "common/model/packed_rows.h"
 #include "common/schedule/state.h"
@@ -22,6 +23,11 @@ namespace pruner {
 // ExtractStateFeatures(state_at(i), device) for i in [0, n), in order, on up
 // to `num_threads` threads (0 = hardware threads).
 std::vector<absl::StatusOr<ProgramFeatures>> FeaturizeStates(
+    int n, const std::function<const State&(int)>& state_at, const DeviceProfile& device,
+    int num_threads);
+
+// The same with PaCM's features (ExtractPaCMFeatures).
+std::vector<absl::StatusOr<PaCMFeatures>> FeaturizePaCMStates(
     int n, const std::function<const State&(int)>& state_at, const DeviceProfile& device,
     int num_threads);
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "common/schedule/random.h"
 #include "common/schedule/sketch.h"
 #include "gtest/gtest.h"
+#include "tests/model/model_test_util.h"
 
 namespace pruner::testing {
 
@@ -91,6 +93,37 @@ inline const ScheduleDataset& MatmulSchedules() {
     return d;
   }();
   return *data;
+}
+
+// How a model ranks the schedules [begin, end) against their synthetic
+// throughput. Chance is a Spearman of 0 (sd 0.1 for 100 items), pairwise
+// accuracy 0.5 and, for top-10, random_top10.
+struct HeldOutRanking {
+  double spearman = 0;
+  double pairwise = 0;
+  double top10 = 0;         // TopKQuality of the model's 10 best
+  double random_top10 = 0;  // the same for 10 picked at random (expected)
+};
+
+inline HeldOutRanking RankHeldOut(CostModel& model, const ScheduleDataset& data, int begin,
+                                  int end) {
+  const std::vector<double> pred = model.Predict(data.States(begin, end));
+  const std::vector<double> truth = data.Throughput(begin, end);
+  EXPECT_EQ(pred.size(), truth.size());
+  for (double p : pred) EXPECT_TRUE(std::isfinite(p));
+  std::vector<double> best = truth;
+  std::sort(best.begin(), best.end(), std::greater<double>());
+  double mean = 0, best10 = 0;
+  for (double t : truth) mean += t / static_cast<double>(truth.size());
+  for (size_t i = 0; i < 10 && i < best.size(); ++i) best10 += best[i];
+  const double k = static_cast<double>(std::min<size_t>(10, best.size()));
+  return {Spearman(pred, truth), PairwiseAccuracy(pred, truth), TopKQuality(pred, truth, 10),
+          mean * k / best10};
+}
+
+inline std::ostream& operator<<(std::ostream& out, const HeldOutRanking& r) {
+  return out << "spearman " << r.spearman << " pairwise " << r.pairwise << " top-10 " << r.top10
+             << " (random top-10 " << r.random_top10 << ")";
 }
 
 }  // namespace pruner::testing

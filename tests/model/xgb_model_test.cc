@@ -50,20 +50,12 @@ TEST(XgbModelTest, RandomDuringWarmUpThenRanksHeldOutSchedules) {
   ASSERT_TRUE(Learned(*model).last_fit().has_value());
   EXPECT_EQ(Learned(*model).num_unfeaturized_records(), 0);
 
-  const std::vector<double> pred = model->Predict(held_out);
-  const std::vector<double> truth = data.Throughput(200, 300);
-  ASSERT_EQ(pred.size(), truth.size());
-  for (double p : pred) EXPECT_TRUE(std::isfinite(p));
-  const double rho = testing::Spearman(pred, truth);
-  const double pairs = testing::PairwiseAccuracy(pred, truth);
-  const double top = testing::TopKQuality(pred, truth, 10);
-  std::cout << "held-out schedules: spearman " << rho << " pairwise " << pairs << " top-10 " << top
-            << " (fit " << Learned(*model).last_fit()->iterations << " rounds, "
-            << Learned(*model).last_fit()->seconds << " s)\n";
-  // Chance is a Spearman of 0 (sd 0.1 for 100 items) and pairwise 0.5.
-  EXPECT_GT(rho, 0.6);
-  EXPECT_GT(pairs, 0.7);
-  EXPECT_GT(top, 0.8);
+  const testing::HeldOutRanking r = testing::RankHeldOut(*model, data, 200, 300);
+  std::cout << "held-out schedules: " << r << " (fit " << Learned(*model).last_fit()->iterations
+            << " rounds, " << Learned(*model).last_fit()->seconds << " s)\n";
+  EXPECT_GT(r.spearman, 0.6);
+  EXPECT_GT(r.pairwise, 0.7);
+  EXPECT_GT(r.top10, 0.8);
 }
 
 TEST(XgbModelTest, SaveLoadRoundTripAndBadCheckpoints) {

@@ -1,0 +1,119 @@
+// What the LibTorch cost models (the TenSet MLP, PaCM) share: the LambdaRank
+// loss, the intra-op thread setting and TenSet's training loop (Adam,
+// shuffled mini-batches, gradient clipping, early stopping on the smoothed
+// training loss).
+//
+// Header-only on purpose: only the LibTorch translation units include it,
+// and every .cc that includes <torch/torch.h> costs 30-55 s to compile, so
+// sharing this code must not add one.
+#ifndef PRUNER_COMMON_MODEL_TORCH_RANK_TRAINING_H_
+#define PRUNER_COMMON_MODEL_TORCH_RANK_TRAINING_H_
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "common/model/rank_training_schedule.h"
+
+namespace pruner {
+
+// LambdaRank over one mini-batch, which is one ranked list (a batch may mix
+// workloads: labels are normalized per workload, so each workload's best
+// program is 1 and the lists stay comparable). Every pair (i, j) with
+// y_i > y_j contributes -|ΔNDCG_ij| · log2 σ(s_i − s_j), where ΔNDCG uses
+// the positions of i and j in the batch sorted by the current predictions
+// and gains 2^y − 1 over the ideal DCG (clamped at 1e-10); the loss is the
+// sum over pairs. This is allRank's lambdaLoss with k = ∞ and σ = 1, as
+// TenSet and Pruner use it, except that log-sigmoid replaces their
+// log2(clamp(σ, 1e-10)), which is the same where it matters and has no
+// flat region for badly ordered pairs.
+inline torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& labels) {
+  const int64_t n = scores.size(0);
+  torch::Tensor order = std::get<1>(scores.detach().sort(/*dim=*/0, /*descending=*/true));
+  torch::Tensor position = torch::empty_like(order);
+  position.index_put_({order}, torch::arange(n, order.options()));
+  // Discount 1 / log2(2 + position), positions counted from 0.
+  torch::Tensor discount = 1.0 / torch::log2(position.to(torch::kFloat) + 2.0);
+  torch::Tensor ideal = std::get<0>(labels.sort(/*dim=*/0, /*descending=*/true));
+  torch::Tensor ideal_discount = 1.0 / torch::log2(torch::arange(n, labels.options()) + 2.0);
+  torch::Tensor max_dcg = ((torch::pow(2.0, ideal) - 1.0) * ideal_discount).sum().clamp_min(1e-10);
+  torch::Tensor gain = (torch::pow(2.0, labels) - 1.0) / max_dcg;
+  torch::Tensor delta_ndcg = (discount.unsqueeze(1) - discount.unsqueeze(0)).abs() *
+                             (gain.unsqueeze(1) - gain.unsqueeze(0)).abs();
+  torch::Tensor better = (labels.unsqueeze(1) > labels.unsqueeze(0)).to(torch::kFloat);
+  torch::Tensor log2_p =
+      torch::log_sigmoid(scores.unsqueeze(1) - scores.unsqueeze(0)) / std::log(2.0);
+  return -(better * delta_ndcg * log2_p).sum();
+}
+
+// LibTorch's intra-op thread count is process-wide; the models set theirs
+// before every fit and inference. 0 means 1: these networks are small, and
+// on a shared 2-core machine OpenMP threads were 5-10x slower than one
+// thread whenever the other core was busy (featurization, measurement, a
+// build).
+inline void SetTorchThreads(int requested) {
+  const int n = requested > 0 ? requested : 1;
+  if (torch::get_num_threads() != n) torch::set_num_threads(n);
+}
+
+struct RankTrainingRun {
+  int epochs = 0;
+  double smoothed_loss = 0;
+};
+
+// Trains `parameters` with Adam over shuffled mini-batches of `items`.
+// `batch_loss` returns the loss of one mini-batch, or an undefined tensor to
+// skip it (PaCM skips lists of one program: they have no pairs, and
+// BatchNorm cannot normalize them). The smoothed loss is TenSet's moving
+// average 0.95·old + 0.05·batch, carried across epochs; `end_of_epoch`, if
+// given, hears after every epoch whether it improved on the best so far.
+// The parameters are left as the last epoch made them.
+inline RankTrainingRun TrainRanking(
+    const std::vector<torch::Tensor>& parameters, std::vector<int> items,
+    const RankTrainingSchedule& schedule,
+    const std::function<torch::Tensor(const std::vector<int>&)>& batch_loss,
+    const std::function<void(bool improved)>& end_of_epoch = {}) {
+  torch::optim::Adam optimizer(
+      parameters,
+      torch::optim::AdamOptions(schedule.learning_rate).weight_decay(schedule.weight_decay));
+  std::mt19937_64 shuffle_rng(schedule.seed);
+  const size_t batch_size = static_cast<size_t>(std::max(1, schedule.batch_size));
+
+  double avg_loss = 0, best_loss = std::numeric_limits<double>::infinity();
+  bool have_avg = false;
+  int best_epoch = 0, epoch = 0;
+  for (; epoch < schedule.max_epochs; ++epoch) {
+    std::shuffle(items.begin(), items.end(), shuffle_rng);
+    for (size_t begin = 0; begin < items.size(); begin += batch_size) {
+      const size_t end = std::min(items.size(), begin + batch_size);
+      torch::Tensor loss = batch_loss(std::vector<int>(items.begin() + begin, items.begin() + end));
+      if (!loss.defined()) continue;
+      optimizer.zero_grad();
+      loss.backward();
+      torch::nn::utils::clip_grad_norm_(parameters, schedule.grad_clip_norm);
+      optimizer.step();
+      const double l = loss.item<double>();
+      avg_loss = have_avg ? 0.95 * avg_loss + 0.05 * l : l;
+      have_avg = true;
+    }
+    const bool improved = avg_loss < best_loss;
+    if (end_of_epoch) end_of_epoch(improved);
+    if (improved) {
+      best_loss = avg_loss;
+      best_epoch = epoch;
+    } else if (epoch - best_epoch >= schedule.early_stop_epochs) {
+      ++epoch;
+      break;
+    }
+  }
+  return {epoch, avg_loss};
+}
+
+}  // namespace pruner
+
+#endif  // PRUNER_COMMON_MODEL_TORCH_RANK_TRAINING_H_
