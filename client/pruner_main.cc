@@ -12,6 +12,7 @@
 
 #include "CLI/CLI.hpp"
 #include "client/schedule_check.h"
+#include "client/pretrain_command.h"
 #include "client/service_cli.h"
 #include "client/tune_command.h"
 #include "common/device/device_profile.h"
@@ -175,7 +176,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{10000000}));
   tune->add_option("--per-round", topt.measures_per_round, "programs measured per round")
       ->check(CLI::Range(1, 100000));
-  tune->add_option("--strategy", topt.strategy, "random, ansor-xgb, ansor-mlp, ansor-random");
+  tune->add_option("--strategy", topt.strategy,
+                   "random, ansor-xgb, ansor-mlp, ansor-random, lse-xgb, pruner, moa-pruner, "
+                   "pruner-offline");
+  tune->add_option("--pretrained-device", topt.pretrained_device,
+                   "moa-pruner / pruner-offline: device whose PaCM checkpoint to start from");
   tune->add_option("--scheduler", topt.scheduler, "gradient or round-robin");
   tune->add_option("--early-stopping", topt.early_stopping, "trials without improvement (0: off)");
   tune->add_option("--population", topt.population, "evolutionary population")
@@ -225,6 +230,14 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--db", db, "records database (JSON-lines export)");
   export_cmd->add_option("--workload", workload, "JSON-lines export: only this workload");
   pruner::AddServiceFlags(export_cmd, &service.service);
+  pruner::PretrainCommand pretrain_command;
+  auto* pretrain = app.add_subcommand(
+      "pretrain", "train a PaCM checkpoint from a device's records (for moa-pruner elsewhere)");
+  pretrain->add_option("--db", pretrain_command.db, "records database");
+  pretrain->add_option("--device", pretrain_command.device, "device key of the records")
+      ->required();
+  pretrain->add_option("--epochs", pretrain_command.max_epochs, "training epochs (0: default)");
+  pretrain->add_option("--out", pretrain_command.out, "also write the checkpoint to this file");
   auto* import_cmd = app.add_subcommand("import", "read records from JSON lines");
   import_cmd->add_option("path", path, "input file")->required();
   import_cmd->add_option("--db", db, "records database");
@@ -258,6 +271,7 @@ int main(int argc, char** argv) {
     return pruner::RunServiceExport(service, path, export_dir);
   }
   if (*import_cmd) return pruner::RunImport(db, path);
+  if (*pretrain) return pruner::RunPretrain(pretrain_command);
   if (*ops) return pruner::ListOperators();
   if (*devices) return pruner::ListDevices(json);
   if (*sketches) return pruner::PrintSketches(op, device);

@@ -63,7 +63,10 @@ void AddSubmitFlags(CLI::App* submit, SubmitFlags* f) {
               "device key to tune for: a worker's (see `pruner workers`) or a built-in profile");
   AddOptional(submit, "--name", &f->name, "job name");
   AddOptional(submit, "--strategy", &f->strategy,
-              "random, ansor-xgb, ansor-mlp, ansor-random (default: the server's)");
+              "random, ansor-xgb, ansor-mlp, ansor-random, lse-xgb, pruner, moa-pruner, "
+              "pruner-offline (default: the server's)");
+  AddOptional(submit, "--pretrained-device", &f->pretrained_device,
+              "moa-pruner / pruner-offline: device whose PaCM checkpoint to start from");
   AddOptional(submit, "--scheduler", &f->scheduler, "gradient or round-robin");
   AddOptional(submit, "--trials", &f->trials, "trial budget (measured programs)")
       ->check(CLI::Range(int64_t{1}, int64_t{100000000}));

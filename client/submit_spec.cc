@@ -36,6 +36,7 @@ absl::StatusOr<v1::JobSpec> BuildJobSpec(const SubmitFlags& flags, std::string_v
   Override(flags.target, [&](const std::string& v) { spec.set_target(v); });
   Override(flags.name, [&](const std::string& v) { spec.set_name(v); });
   Override(flags.strategy, [&](const std::string& v) { spec.set_strategy(v); });
+  Override(flags.pretrained_device, [&](const std::string& v) { spec.set_pretrained_device(v); });
   Override(flags.scheduler, [&](const std::string& v) { spec.set_scheduler(v); });
   Override(flags.trials, [&](int64_t v) { spec.set_trial_budget(v); });
   Override(flags.per_round, [&](int32_t v) { spec.set_measures_per_round(v); });

@@ -21,6 +21,7 @@ struct SubmitFlags {
   std::optional<std::string> target;
   std::optional<std::string> name;
   std::optional<std::string> strategy;
+  std::optional<std::string> pretrained_device;
   std::optional<std::string> scheduler;
   std::optional<int64_t> trials;
   std::optional<int32_t> per_round;

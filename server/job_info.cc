@@ -20,6 +20,7 @@ void FillSpec(const StoredJob& job, v1::JobInfo* info) {
     spec->set_seed(options->seed);
     spec->set_early_stopping(options->early_stopping);
     spec->set_overlap_search(options->overlap_search);
+    spec->set_pretrained_device(options->pretrained_device);
     *spec->mutable_measure() = MeasureOptionsToWire(options->measure);
   }
 }

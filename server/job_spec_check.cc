@@ -46,6 +46,7 @@ absl::StatusOr<CheckedJob> CheckJobSpec(const v1::JobSpec& spec, const JobLimits
   if (spec.seed() > 0) o.seed = spec.seed();
   o.early_stopping = spec.early_stopping();
   o.overlap_search = spec.has_overlap_search() ? spec.overlap_search() : true;
+  o.pretrained_device = spec.pretrained_device();
   MeasureOptions measure_defaults;
   measure_defaults.number = 1;
   measure_defaults.repeat = 3;

@@ -8,6 +8,7 @@
 #include "common/search/random_policy.h"
 #ifdef PRUNER_WITH_TORCH
 #include "common/model/mlp_model.h"
+#include "common/model/pacm_model.h"
 #endif
 
 namespace pruner {
@@ -23,11 +24,49 @@ LearnedModelOptions TrainingOptions(const TuningOptions& options, int num_tasks)
   return t;
 }
 
+bool IsPrunerStrategy(const std::string& strategy) {
+  return strategy == "pruner" || strategy == "moa-pruner" || strategy == "pruner-offline";
+}
+
+absl::StatusOr<std::unique_ptr<CostModel>> MakePaCMStrategyModel(const TuningOptions& options,
+                                                                 const DeviceProfile& device,
+                                                                 const RecordsStore* store) {
+#ifdef PRUNER_WITH_TORCH
+  PaCMModelOptions pacm;
+  pacm.mode = options.strategy == "pruner"       ? PaCMMode::kOnline
+              : options.strategy == "moa-pruner" ? PaCMMode::kMoA
+                                                 : PaCMMode::kOffline;
+  std::unique_ptr<CostModel> model = MakePaCMModel(device, pacm);
+  if (pacm.mode != PaCMMode::kOnline) {
+    if (store == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("strategy ", options.strategy, " needs the records database for its "
+                       "pretrained checkpoint"));
+    }
+    auto blob = store->LatestCheckpoint("pacm", options.pretrained_device);
+    if (!blob.ok()) {
+      return absl::Status(blob.status().code(),
+                          absl::StrCat("no PaCM checkpoint pretrained on '",
+                                       options.pretrained_device, "' (run `pruner pretrain --device ",
+                                       options.pretrained_device, "` first): ",
+                                       blob.status().message()));
+    }
+    if (absl::Status st = model->Load(*blob); !st.ok()) return st;
+  }
+  return model;
+#else
+  return absl::FailedPreconditionError(
+      absl::StrCat("strategy ", options.strategy, " needs a build with LibTorch (PaCM)"));
+#endif
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions& options,
                                                              const DeviceProfile& device,
-                                                             int num_tasks) {
+                                                             int num_tasks,
+                                                             const RecordsStore* store) {
+  if (IsPrunerStrategy(options.strategy)) return MakePaCMStrategyModel(options, device, store);
   if (options.strategy == "random") return std::unique_ptr<CostModel>();
   if (options.strategy == "ansor-random") return MakeRandomModel(options.seed);
   if (options.strategy == "ansor-xgb" || options.strategy == "lse-xgb") {
@@ -57,9 +96,9 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOpt
     return absl::InvalidArgumentError(
         absl::StrCat("strategy ", options.strategy, " needs a cost model"));
   }
-  if (options.strategy == "lse-xgb") {
-    // Pruner's draft-then-verify search with Ansor's learned model as the
-    // verifier: the search half of Pruner, measured apart from PaCM.
+  if (options.strategy == "lse-xgb" || IsPrunerStrategy(options.strategy)) {
+    // Pruner's draft-then-verify search; lse-xgb verifies with Ansor's
+    // learned model (the search half of Pruner, measured apart from PaCM).
     DraftVerifyOptions dv;
     dv.population = options.population;
     dv.eps_greedy = options.eps_greedy;

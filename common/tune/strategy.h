@@ -10,14 +10,19 @@
 #include "absl/status/statusor.h"
 #include "common/model/cost_model.h"
 #include "common/search/search_policy.h"
+#include "common/store/records_store.h"
 #include "common/tune/tuning_options.h"
 
 namespace pruner {
 
 // The shared model, or nullptr for strategies without one ("random").
+// `store` (may be null) is where pretrained checkpoints come from
+// (moa-pruner, pruner-offline): the latest "pacm" checkpoint of
+// options.pretrained_device.
 absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions& options,
                                                              const DeviceProfile& device,
-                                                             int num_tasks);
+                                                             int num_tasks,
+                                                             const RecordsStore* store = nullptr);
 
 // The policy of one task. `model` may be nullptr when the strategy has none.
 absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOptions& options,

@@ -90,7 +90,7 @@ absl::Status TuningJob::Impl::Init() {
                                                    " is smaller than the number of tasks (", n,
                                                    "): every task needs at least one trial"));
   }
-  auto model = MakeStrategyModel(s.options, s.device, n);
+  auto model = MakeStrategyModel(s.options, s.device, n, s.store);
   if (!model.ok()) return model.status();
   s.model = std::move(*model);
   s.policies.clear();

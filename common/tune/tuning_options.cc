@@ -27,7 +27,8 @@ absl::Status Read(const json& j, const char* key, T* out) {
 }  // namespace
 
 std::vector<std::string> KnownStrategies() {
-  return {"random", "ansor-xgb", "ansor-mlp", "ansor-random", "lse-xgb"};
+  return {"random",  "ansor-xgb",  "ansor-mlp",     "ansor-random",
+          "lse-xgb", "pruner",     "moa-pruner",    "pruner-offline"};
 }
 
 absl::Status ValidateTuningOptions(const TuningOptions& o) {
@@ -35,6 +36,12 @@ absl::Status ValidateTuningOptions(const TuningOptions& o) {
   if (std::find(strategies.begin(), strategies.end(), o.strategy) == strategies.end()) {
     return absl::InvalidArgumentError(absl::StrCat("unknown strategy \"", o.strategy,
                                                    "\"; known: ", absl::StrJoin(strategies, ", ")));
+  }
+  if ((o.strategy == "moa-pruner" || o.strategy == "pruner-offline") &&
+      o.pretrained_device.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "strategy ", o.strategy, " starts from a pretrained PaCM: name the device it was "
+        "pretrained on (pretrained_device; `pruner pretrain` makes the checkpoint)"));
   }
   if (o.scheduler != "gradient" && o.scheduler != "round-robin") {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -84,6 +91,7 @@ std::string TuningOptionsToJson(const TuningOptions& o) {
       {"eps_greedy", o.eps_greedy},
       {"num_warmup_samples", o.num_warmup_samples},
       {"overlap_search", o.overlap_search},
+      {"pretrained_device", o.pretrained_device},
       {"measure",
        {{"number", m.number},
         {"repeat", m.repeat},
@@ -109,7 +117,8 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
   static const char* kKeys[] = {"name", "strategy", "scheduler", "trial_budget",
                                 "measures_per_round", "early_stopping",
                                 "per_task_early_stopping", "seed", "population", "num_iters",
-                                "eps_greedy", "num_warmup_samples", "overlap_search", "measure"};
+                                "eps_greedy", "num_warmup_samples", "overlap_search",
+                                "pretrained_device", "measure"};
   for (const auto& [key, value] : j.items()) {
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return absl::InvalidArgumentError(absl::StrCat("tuning options: unknown key \"", key, "\""));
@@ -125,7 +134,8 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
         Read(j, "population", &o.population), Read(j, "num_iters", &o.num_iters),
         Read(j, "eps_greedy", &o.eps_greedy),
         Read(j, "num_warmup_samples", &o.num_warmup_samples),
-        Read(j, "overlap_search", &o.overlap_search)}) {
+        Read(j, "overlap_search", &o.overlap_search),
+        Read(j, "pretrained_device", &o.pretrained_device)}) {
     if (!s.ok()) return s;
   }
   if (auto it = j.find("measure"); it != j.end()) {

@@ -20,7 +20,12 @@ struct TuningOptions {
   //   "ansor-mlp"     the same guided by the TenSet MLP (LibTorch)
   //   "ansor-random"  the same guided by random scores
   //   "lse-xgb"       Pruner's draft-then-verify search: LSE's symbol
-  //                   analyzer drafts, XGBoost verifies (no PaCM yet)
+  //                   analyzer drafts, XGBoost verifies (an ablation)
+  //   "pruner"        LSE drafts, PaCM verifies, retrained every round
+  //   "moa-pruner"    the same with MoA: PaCM starts from the checkpoint
+  //                   pretrained on `pretrained_device` and adapts with the
+  //                   momentum update
+  //   "pruner-offline"  the pretrained PaCM, never updated
   std::string strategy = "ansor-xgb";
   // "gradient" (Ansor's task scheduler) or "round-robin".
   std::string scheduler = "gradient";
@@ -48,6 +53,11 @@ struct TuningOptions {
   // The service turns it on: workers measure on their own hosts. The next
   // round's scores come from a model that has not seen the current round.
   bool overlap_search = false;
+
+  // moa-pruner and pruner-offline: the device whose latest "pacm"
+  // checkpoint in the records database (`pruner pretrain`) initializes the
+  // model, e.g. records measured for another CPU or GPU.
+  std::string pretrained_device;
 
   MeasureOptions measure;
 };

@@ -9,6 +9,9 @@
 #include <thread>
 #include <string>
 
+#include "common/model/pacm_pretrain.h"
+#include "common/schedule/state.h"
+#include "common/schedule/step.h"
 #include "common/store/records_store.h"
 #include "common/tune/measurer.h"
 #include "gtest/gtest.h"
@@ -201,9 +204,9 @@ TEST_P(EveryStrategyTest, RunsAJobToItsBudget) {
   ASSERT_TRUE((*job)->Run().ok());
   EXPECT_EQ((*job)->trials(), 12);
   for (const TaskStatus& t : (*job)->TaskStatuses()) EXPECT_GT(t.best_cost_s, 0) << t.name;
-  if (GetParam() == "ansor-xgb" || GetParam() == "ansor-mlp") {
+  if (GetParam() == "ansor-xgb" || GetParam() == "ansor-mlp" || GetParam() == "pruner") {
     // The trained model was checkpointed with the job's device.
-    const std::string model = GetParam() == "ansor-xgb" ? "xgb" : "mlp";
+    const std::string model = GetParam() == "ansor-xgb" ? "xgb" : GetParam() == "pruner" ? "pacm" : "mlp";
     auto checkpoint = (*store)->LatestCheckpoint(model, LocalCpu().name);
     ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
     EXPECT_FALSE(checkpoint->empty());
@@ -211,12 +214,77 @@ TEST_P(EveryStrategyTest, RunsAJobToItsBudget) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategyTest,
-                         testing::Values("random", "ansor-random", "ansor-xgb", "ansor-mlp", "lse-xgb"),
+                         testing::Values("random", "ansor-random", "ansor-xgb", "ansor-mlp", "lse-xgb", "pruner"),
                          [](const testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
                            for (char& c : name) c = c == '-' ? '_' : c;
                            return name;
                          });
+
+// MoA end to end: records of one device pretrain a PaCM checkpoint, which a
+// moa-pruner job on another device starts from and adapts; the offline
+// variant uses it as is. A job without a checkpoint is refused with a
+// message that says how to make one.
+TEST(TuningJobTest, MoaPrunerStartsFromACheckpointPretrainedOnAnotherDevice) {
+  auto store = RecordsStore::Open(":memory:");
+  ASSERT_TRUE(store.ok());
+  DeviceProfile source = LocalCpu();
+  source.name = "cpu-pretraining-source";
+
+  TuningOptions missing = QuickOptions("moa-pruner", 12, 4);
+  missing.pretrained_device = source.name;
+  auto measurer = MakeLocalMeasurer(missing.measure);
+  auto refused = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), LocalCpu(), missing);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("pruner pretrain"), std::string::npos)
+      << refused.status();
+  TuningOptions unnamed = QuickOptions("moa-pruner", 12, 4);
+  EXPECT_NE(ValidateTuningOptions(unnamed).message().find("pretrained"), std::string::npos);
+
+  // Records on the source device.
+  TuningOptions collect = QuickOptions("random", 24, 8);
+  auto source_job = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), source, collect);
+  ASSERT_TRUE(source_job.ok()) << source_job.status();
+  ASSERT_TRUE((*source_job)->Run().ok());
+  auto records = (*store)->JobRecords((*source_job)->id());
+  ASSERT_TRUE(records.ok());
+  std::vector<MeasuredState> training;
+  for (const SearchTask& task : TwoTasks()) {
+    for (const StoredRecord& r : *records) {
+      if (r.workload_key != task.workload_key) continue;
+      auto steps = ParseSteps(r.steps);
+      ASSERT_TRUE(steps.ok());
+      auto state = State::Replay(task.dag, *steps);
+      ASSERT_TRUE(state.ok()) << state.status();
+      training.push_back(MeasuredState{*state, r.workload_key, r.result.mean_s, r.result.ok()});
+    }
+  }
+  PaCMPretrainOptions pretrain;
+  pretrain.training.schedule.max_epochs = 5;
+  auto pretrained = PretrainPaCM(training, source, pretrain);
+  ASSERT_TRUE(pretrained.ok()) << pretrained.status();
+  ASSERT_TRUE((*store)
+                  ->PutCheckpoint("pacm", source.name, pretrained->checkpoint,
+                                  pretrained->train_programs)
+                  .ok());
+
+  for (const std::string strategy : {"moa-pruner", "pruner-offline"}) {
+    TuningOptions options = QuickOptions(strategy, 12, 4);
+    options.pretrained_device = source.name;
+    auto job = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), LocalCpu(), options);
+    ASSERT_TRUE(job.ok()) << strategy << ": " << job.status();
+    ASSERT_TRUE((*job)->Run().ok()) << strategy;
+    EXPECT_EQ((*job)->trials(), 12) << strategy;
+    for (const TaskStatus& t : (*job)->TaskStatuses()) {
+      EXPECT_GT(t.best_cost_s, 0) << strategy << " " << t.name;
+    }
+  }
+  // The adapted model is saved under the target device, where a later
+  // moa-pruner job on it can continue.
+  auto adapted = (*store)->LatestCheckpoint("pacm", LocalCpu().name);
+  ASSERT_TRUE(adapted.ok()) << adapted.status();
+  EXPECT_FALSE(adapted->empty());
+}
 
 TEST(TuningJobTest, BadInputIsRefusedWithAReason) {
   auto store = RecordsStore::Open(":memory:");

@@ -1,0 +1,110 @@
+#include "client/pretrain_command.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "common/schedule/state.h"
+#include "common/schedule/step.h"
+#include "common/store/records_store.h"
+#ifdef PRUNER_WITH_TORCH
+#include "common/model/pacm_pretrain.h"
+#endif
+
+namespace pruner {
+namespace {
+
+int Fail(const absl::Status& status) {
+  std::cerr << "error: " << status.message() << "\n";
+  return 2;
+}
+
+// Every record of `device_key`, replayed to its state. Records whose
+// schedule no longer replays (an older engine's sentence) are skipped and
+// counted.
+absl::StatusOr<std::vector<MeasuredState>> LoadRecords(const RecordsStore& store,
+                                                       const std::string& device_key,
+                                                       int64_t* skipped) {
+  auto keys = store.ListWorkloadKeys();
+  if (!keys.ok()) return keys.status();
+  std::vector<MeasuredState> out;
+  for (const std::string& key : *keys) {
+    auto records = store.ListRecords(key, device_key);
+    if (!records.ok()) return records.status();
+    if (records->empty()) continue;
+    auto dag = store.GetWorkload(key);
+    if (!dag.ok()) return dag.status();
+    auto shared = std::make_shared<const ComputeDag>(*std::move(dag));
+    for (const StoredRecord& r : *records) {
+      auto steps = ParseSteps(r.steps);
+      if (!steps.ok()) {
+        ++*skipped;
+        continue;
+      }
+      auto state = State::Replay(shared, *steps);
+      if (!state.ok()) {
+        ++*skipped;
+        continue;
+      }
+      out.push_back(MeasuredState{*std::move(state), key, r.result.mean_s, r.result.ok()});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunPretrain(const PretrainCommand& c) {
+#ifndef PRUNER_WITH_TORCH
+  return Fail(absl::FailedPreconditionError("pretrain needs a build with LibTorch (PaCM)"));
+#else
+  if (c.device.empty()) return Fail(absl::InvalidArgumentError("give --device KEY (see `pruner records`)"));
+  auto store = RecordsStore::Open(c.db);
+  if (!store.ok()) return Fail(store.status());
+  auto device = (*store)->GetDevice(c.device);
+  if (!device.ok()) return Fail(device.status());
+  int64_t skipped = 0;
+  auto records = LoadRecords(**store, c.device, &skipped);
+  if (!records.ok()) return Fail(records.status());
+  if (records->empty()) {
+    return Fail(absl::FailedPreconditionError(
+        absl::StrCat("no records of device ", c.device, " in ", c.db)));
+  }
+  std::printf("pretraining PaCM on %zu records of %s (%lld skipped: no longer replay)\n",
+              records->size(), c.device.c_str(), static_cast<long long>(skipped));
+  std::fflush(stdout);
+  PaCMPretrainOptions options;
+  if (c.max_epochs > 0) options.training.schedule.max_epochs = c.max_epochs;
+  auto result = PretrainPaCM(*records, *device, options);
+  if (!result.ok()) return Fail(result.status());
+  if (absl::Status st = (*store)->PutCheckpoint("pacm", c.device, result->checkpoint,
+                                                result->train_programs);
+      !st.ok()) {
+    return Fail(st);
+  }
+  std::printf("trained on %lld programs (%lld held out, %lld did not lower) in %.1f s, %d epochs\n",
+              static_cast<long long>(result->train_programs),
+              static_cast<long long>(result->holdout_programs),
+              static_cast<long long>(result->unfeaturized_records), result->fit.seconds,
+              result->fit.iterations);
+  if (result->holdout_programs > 0) {
+    std::printf("held-out pairwise accuracy %.3f (0.5 is chance)\n",
+                result->holdout_pairwise_accuracy);
+  } else {
+    std::printf("no held-out check: a workload needs 10 or more records to hold one out\n");
+  }
+  std::printf("stored as the latest \"pacm\" checkpoint of %s; use it with "
+              "--strategy moa-pruner --pretrained-device %s\n",
+              c.device.c_str(), c.device.c_str());
+  if (!c.out.empty()) {
+    std::ofstream out(c.out, std::ios::binary);
+    out << result->checkpoint;
+    if (!out) return Fail(absl::UnavailableError(absl::StrCat("cannot write ", c.out)));
+  }
+  return 0;
+#endif
+}
+
+}  // namespace pruner
