@@ -69,7 +69,8 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
   if (IsPrunerStrategy(options.strategy)) return MakePaCMStrategyModel(options, device, store);
   if (options.strategy == "random") return std::unique_ptr<CostModel>();
   if (options.strategy == "ansor-random") return MakeRandomModel(options.seed);
-  if (options.strategy == "ansor-xgb" || options.strategy == "lse-xgb") {
+  if (options.strategy == "ansor" || options.strategy == "ansor-xgb" ||
+      options.strategy == "lse-xgb") {
     XgbModelOptions xgb;
     xgb.training = TrainingOptions(options, num_tasks);
     return MakeXgbModel(device, xgb);

@@ -260,6 +260,8 @@ struct ProposedRound {
   int task = -1;
   std::vector<pruner::State> states;
   RoundTime time;
+  SearchCounters search;  // the policy's counters over this Propose
+  std::optional<DraftVerifyRoundStats> draft_verify;
   std::future<absl::StatusOr<std::vector<MeasureResult>>> measured;
   Clock::time_point measure_start;
 };
@@ -292,9 +294,17 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
     round.task = task;
     const int n = static_cast<int>(
         std::min<int64_t>(s.round_size, s.options.trial_budget - s.trials - in_flight));
+    SearchPolicy* policy = s.policies[task].get();
+    const SearchCounters before = policy->Counters();
     const Clock::time_point t0 = Clock::now();
-    auto proposed = s.policies[task]->Propose(n);
+    auto proposed = policy->Propose(n);
     round.time.search_s = SecondsSince(t0);
+    round.search = policy->Counters() - before;
+    // Benchmarks want the drafter/verifier split, which only this policy
+    // keeps (per round, in last_round()).
+    if (const auto* dv = dynamic_cast<const DraftVerifySearchPolicy*>(policy)) {
+      round.draft_verify = dv->last_round();
+    }
     if (!proposed.ok()) {
       return absl::Status(proposed.status().code(),
                           absl::StrCat("task ", task, " (", s.tasks[task].name,
@@ -393,6 +403,8 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
     report.time = time;
     report.total_time = total;
     report.tasks = s.status;
+    report.search = round.search;
+    report.draft_verify = round.draft_verify;
 
     CurvePoint point;
     point.trials = s.trials;

@@ -21,11 +21,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/search/draft_verify_policy.h"
+#include "common/search/search_counters.h"
 #include "common/search/search_policy.h"
 #include "common/store/records_store.h"
 #include "common/tune/measurer.h"
@@ -71,6 +74,15 @@ struct RoundReport {
   RoundTime time;
   RoundTime total_time;  // this run so far
   std::vector<TaskStatus> tasks;
+  // What the round's search did: the task policy's SearchCounters over its
+  // Propose call (predicted_states = states sent to a cost model, predict_s
+  // the time inside Predict). Zeros for policies that keep no counters.
+  SearchCounters search;
+  // Draft-then-verify policies only ("lse-xgb", "pruner", ...): how those
+  // states split between the drafter (LSE, learns nothing) and the verifier
+  // (the learned model), with the seconds of each stage. For any other
+  // policy every predicted state was scored by the one (learned) model.
+  std::optional<DraftVerifyRoundStats> draft_verify;
 };
 
 struct RunLimits {

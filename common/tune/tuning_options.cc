@@ -27,8 +27,8 @@ absl::Status Read(const json& j, const char* key, T* out) {
 }  // namespace
 
 std::vector<std::string> KnownStrategies() {
-  return {"random",  "ansor-xgb",  "ansor-mlp",     "ansor-random",
-          "lse-xgb", "pruner",     "moa-pruner",    "pruner-offline"};
+  return {"random",       "ansor",   "ansor-xgb", "ansor-mlp",  "ansor-random",
+          "lse-xgb",      "pruner",  "moa-pruner", "pruner-offline"};
 }
 
 absl::Status ValidateTuningOptions(const TuningOptions& o) {

@@ -16,7 +16,8 @@ struct TuningOptions {
   std::string name;  // free text shown by `pruner jobs`
   // How candidates are found (KnownStrategies()):
   //   "random"        sketch + random annotation, no model
-  //   "ansor-xgb"     Ansor's evolutionary search guided by XGBoost (default)
+  //   "ansor-xgb"     Ansor's evolutionary search guided by XGBoost (default;
+  //                   "ansor" is the same)
   //   "ansor-mlp"     the same guided by the TenSet MLP (LibTorch)
   //   "ansor-random"  the same guided by random scores
   //   "lse-xgb"       Pruner's draft-then-verify search: LSE's symbol
