@@ -1,0 +1,153 @@
+#include "bench/dataset/dataset_loader.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace pruner::dataset {
+namespace {
+
+struct Selected {
+  std::string key, name, group;
+  double weight = 1;
+};
+
+std::string GroupName(const StoredJob& job) {
+  return job.name.empty() ? absl::StrCat("job ", job.id) : job.name;
+}
+
+// Devices that have at least one record of any stored workload.
+absl::StatusOr<std::vector<std::string>> DevicesWithRecords(const RecordsStore& store) {
+  auto devices = store.ListDeviceKeys();
+  if (!devices.ok()) return devices.status();
+  auto workloads = store.ListWorkloadKeys();
+  if (!workloads.ok()) return workloads.status();
+  std::vector<std::string> out;
+  for (const std::string& device : *devices) {
+    for (const std::string& w : *workloads) {
+      auto one = store.ListRecords(w, device, 1);
+      if (!one.ok()) return one.status();
+      if (!one->empty()) {
+        out.push_back(device);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> ResolveDevice(const RecordsStore& store, const DatasetQuery& query,
+                                          const std::vector<StoredJob>& jobs) {
+  if (!query.device_key.empty()) return query.device_key;
+  if (!query.job_ids.empty()) return jobs.front().device_key;
+  auto devices = DevicesWithRecords(store);
+  if (!devices.ok()) return devices.status();
+  if (devices->size() == 1) return devices->front();
+  if (devices->empty()) return absl::NotFoundError("the database has no records");
+  return absl::InvalidArgumentError(absl::StrCat(
+      "records of several devices; pick one with --device: ", absl::StrJoin(*devices, ", ")));
+}
+
+}  // namespace
+
+int64_t Dataset::NumSchedules() const {
+  int64_t n = 0;
+  for (const DatasetWorkload& w : workloads) n += static_cast<int64_t>(w.schedules.size());
+  return n;
+}
+
+absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuery& query) {
+  std::vector<StoredJob> jobs;
+  if (!query.job_ids.empty()) {
+    for (int64_t id : query.job_ids) {
+      auto job = store.GetJob(id);
+      if (!job.ok()) return job.status();
+      jobs.push_back(*std::move(job));
+    }
+    std::sort(jobs.begin(), jobs.end(),
+              [](const StoredJob& a, const StoredJob& b) { return a.id < b.id; });
+  }
+  auto device_key = ResolveDevice(store, query, jobs);
+  if (!device_key.ok()) return device_key.status();
+  for (const StoredJob& job : jobs) {
+    if (job.device_key != *device_key) {
+      return absl::InvalidArgumentError(absl::StrCat("job ", job.id, " ran on ", job.device_key,
+                                                     ", not on ", *device_key));
+    }
+  }
+  Dataset data;
+  auto device = store.GetDevice(*device_key);
+  if (!device.ok()) return device.status();
+  data.device = *std::move(device);
+
+  const bool restrict_to_jobs = !query.job_ids.empty();
+  if (!restrict_to_jobs) {
+    auto all = store.ListJobs();
+    if (!all.ok()) return all.status();
+    for (StoredJob& job : *all) {
+      if (job.device_key == *device_key) jobs.push_back(std::move(job));
+    }
+  }
+  std::vector<Selected> selected;
+  std::map<std::string, size_t> index_of_key;
+  for (const StoredJob& job : jobs) {
+    for (const StoredTask& task : job.tasks) {
+      if (index_of_key.count(task.workload_key)) continue;
+      index_of_key[task.workload_key] = selected.size();
+      selected.push_back({task.workload_key, task.name, GroupName(job), task.weight});
+    }
+  }
+  if (!restrict_to_jobs) {
+    auto keys = store.ListWorkloadKeys();
+    if (!keys.ok()) return keys.status();
+    for (const std::string& key : *keys) {
+      if (index_of_key.count(key)) continue;
+      index_of_key[key] = selected.size();
+      selected.push_back({key, key.substr(0, 24), "(no job)", 1.0});
+    }
+  }
+  std::set<int64_t> job_ids(query.job_ids.begin(), query.job_ids.end());
+
+  for (const Selected& s : selected) {
+    auto records = store.ListRecords(s.key, *device_key);
+    if (!records.ok()) return records.status();
+    DatasetWorkload w;
+    w.key = s.key;
+    w.name = s.name;
+    w.group = s.group;
+    w.weight = s.weight;
+    std::map<std::string, size_t> index_of_steps;
+    for (const StoredRecord& r : *records) {
+      if (restrict_to_jobs && !job_ids.count(r.job_id)) continue;
+      if (!r.result.ok() || !(r.result.mean_s > 0)) {
+        ++data.failed_records;
+        continue;
+      }
+      ++data.ok_records;
+      auto [it, added] = index_of_steps.emplace(r.steps, w.schedules.size());
+      if (added) {
+        w.schedules.push_back({r.steps, r.result.mean_s, 1});
+        continue;
+      }
+      DatasetSchedule& seen = w.schedules[it->second];  // running mean
+      seen.latency_s += (r.result.mean_s - seen.latency_s) / (seen.measurements + 1);
+      ++seen.measurements;
+      ++data.merged_repeats;
+    }
+    if (w.schedules.empty()) {
+      ++data.empty_workloads;
+      continue;
+    }
+    auto dag = store.GetWorkload(s.key);
+    if (!dag.ok()) return dag.status();
+    w.dag = std::make_shared<const ComputeDag>(*std::move(dag));
+    data.workloads.push_back(std::move(w));
+  }
+  return data;
+}
+
+}  // namespace pruner::dataset

@@ -1,0 +1,73 @@
+// Reads a measured dataset out of the records database: per workload on one
+// device, every schedule that ran correctly with its measured latency, the
+// workload's weight in its network and which network (job) it came from.
+//
+// Which workloads, weights and groups:
+// - With job ids: the tasks of those jobs. Without: the tasks of every job
+//   on the device, then every other workload with records on the device
+//   (weight 1, group "(no job)").
+// - A workload listed by several jobs belongs to the first (lowest id) one:
+//   its group (the job's name, or "job N" when unnamed) and weight
+//   (StoredTask::weight, the subgraph's occurrences in the network) come
+//   from that job. Groups stand for networks in leave-one-network-out.
+// Which records:
+// - With job ids: only records those jobs measured (a database may also hold
+//   tuned records of the same workloads, concentrated near the best and so a
+//   different population). Without: every record of the workload on the
+//   device.
+// - Only ok records (MeasureResult::ok(), mean_s > 0). A schedule measured
+//   more than once (the same step sentence) is one schedule at the mean of
+//   its measurements.
+#ifndef PRUNER_BENCH_DATASET_DATASET_LOADER_H_
+#define PRUNER_BENCH_DATASET_DATASET_LOADER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/device/device_profile.h"
+#include "common/ir/compute_dag.h"
+#include "common/store/records_store.h"
+
+namespace pruner::dataset {
+
+struct DatasetSchedule {
+  std::string steps;     // the stored sentence
+  double latency_s = 0;  // mean_s, averaged over repeated measurements
+  int measurements = 1;  // records merged into this schedule
+};
+
+struct DatasetWorkload {
+  std::string key;
+  std::string name;   // the task's name, or the key's prefix without a task
+  std::string group;  // network / job name
+  double weight = 1;
+  std::shared_ptr<const ComputeDag> dag;
+  std::vector<DatasetSchedule> schedules;  // in record-id order of first measurement
+};
+
+struct Dataset {
+  DeviceProfile device;
+  std::vector<DatasetWorkload> workloads;  // only those with at least one schedule
+  int64_t ok_records = 0;                  // before merging repeats
+  int64_t failed_records = 0;              // not ok (or non-positive mean): skipped
+  int64_t merged_repeats = 0;              // ok records folded into an earlier schedule
+  int empty_workloads = 0;                 // selected but without an ok record
+
+  int64_t NumSchedules() const;
+};
+
+struct DatasetQuery {
+  // "" = the jobs' device when job ids are given, else the only device with
+  // records (InvalidArgument listing them when there are several).
+  std::string device_key;
+  std::vector<int64_t> job_ids;  // empty = all jobs on the device
+};
+
+absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuery& query);
+
+}  // namespace pruner::dataset
+
+#endif  // PRUNER_BENCH_DATASET_DATASET_LOADER_H_

@@ -1,0 +1,148 @@
+// bench_dataset_metrics: the Pruner paper's §6.5 dataset metrics on records
+// this project measured itself (a records database filled by `pruner tune`).
+//
+//   LSE Best_k (Eq. 3, Table 10): the analyzer variants' S_spec against a
+//   random draft, with Spearman's rho of estimated vs measured latency.
+//   Top_k of the learned models (Eq. 2, Table 11) on held-out workloads,
+//   and Top_1 against the training fraction (Fig. 15).
+//
+// Nothing is timed here except model training (reported for information):
+// the latencies are the database's. See bench/README.md for how the dataset
+// is collected and lse_evaluation.h / model_topk.h for the protocol.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_join.h"
+#include "bench/dataset/dataset_loader.h"
+#include "bench/dataset/learned_models.h"
+#include "bench/dataset/lse_evaluation.h"
+#include "bench/dataset/metrics_report.h"
+#include "bench/dataset/model_topk.h"
+#include "bench/dataset/replayed_dataset.h"
+#include "common/store/records_store.h"
+
+namespace pruner::dataset {
+namespace {
+
+struct Flags {
+  std::string db;
+  std::string device;
+  std::vector<int64_t> jobs;
+  std::vector<int> sizes = {50, 128, 256, 512};
+  bool no_proportional = false;
+  int draws = 5000;
+  int folds = 4;
+  std::vector<double> fractions = {0.10, 0.25, 0.50, 1.00};
+  std::vector<std::string> models;  // empty = every model this build has
+  int threads = 1;
+  bool skip_lse = false;
+  bool skip_models = false;
+};
+
+int Run(const Flags& flags) {
+  auto store = RecordsStore::Open(flags.db);
+  if (!store.ok()) {
+    std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
+    return 1;
+  }
+  auto data = LoadDataset(**store, DatasetQuery{flags.device, flags.jobs});
+  if (!data.ok()) {
+    std::fprintf(stderr, "%s\n", data.status().ToString().c_str());
+    return 1;
+  }
+  const ReplayedDataset replayed = ReplayDataset(*data);
+  if (replayed.workloads.empty()) {
+    std::fprintf(stderr, "no ok records to evaluate\n");
+    return 1;
+  }
+  PrintDataset(*data, replayed);
+  ResultFields result;
+  result.Add("workloads", static_cast<double>(replayed.workloads.size()));
+  result.Add("records", static_cast<double>(replayed.NumStates()));
+
+  if (!flags.skip_lse) {
+    LseSettings settings;
+    settings.sizes = flags.sizes;
+    settings.proportional_sizes = !flags.no_proportional;
+    settings.draws = flags.draws;
+    settings.threads = flags.threads;
+    auto lse = EvaluateLse(replayed, data->device, settings);
+    if (!lse.ok()) {
+      std::fprintf(stderr, "LSE: %s\n", lse.status().ToString().c_str());
+      return 1;
+    }
+    PrintLse(*lse, replayed);
+    AddLseResults(*lse, &result);
+  }
+
+  if (!flags.skip_models) {
+    const std::vector<Fold> folds = MakeFolds(replayed, flags.folds);
+    if (folds.empty()) {
+      std::printf("\nLearned models: need at least two workloads to hold one out\n");
+    } else {
+      std::vector<ModelTopK> results;
+      TopKSettings settings;
+      settings.fractions = flags.fractions;
+      settings.log = [](const std::string& line) {
+        std::fflush(stdout);  // keep the tables and the progress lines in order
+        std::fprintf(stderr, "  %s\n", line.c_str());
+      };
+      for (const LearnedModelFactory& factory :
+           LearnedModels({.featurize_threads = flags.threads})) {
+        if (!flags.models.empty() &&
+            std::find(flags.models.begin(), flags.models.end(), factory.name) ==
+                flags.models.end()) {
+          continue;
+        }
+        results.push_back(EvaluateModel(factory, replayed, data->device, folds, settings));
+      }
+      PrintTopK(results, folds, replayed);
+      AddTopKResults(results, &result);
+    }
+  }
+  std::printf("\n%s\n", result.Line("dataset_metrics").c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace pruner::dataset
+
+int main(int argc, char** argv) {
+  pruner::dataset::Flags flags;
+  CLI::App app{"Pruner §6.5 dataset metrics (LSE Best_k, learned models' Top_k) on a records "
+               "database"};
+  app.add_option("--db", flags.db, "records database (e.g. filled by `pruner tune --strategy "
+                                   "random`)")
+      ->required();
+  app.add_option("--device", flags.device, "device key (default: the jobs' or the only one)");
+  app.add_option("--job", flags.jobs, "only these jobs' tasks and records (repeatable)");
+  app.add_option("--sizes", flags.sizes, "S_spec sizes s")->delimiter(',');
+  app.add_flag("--no-proportional", flags.no_proportional,
+               "skip the sizes scaled to a 4,000-schedule space");
+  app.add_option("--draws", flags.draws, "random-draft draws averaged (the paper: 5000)");
+  app.add_option("--folds", flags.folds, "folds by workload key when there is one network");
+  app.add_option("--fractions", flags.fractions, "training fractions of the size curve")
+      ->delimiter(',');
+  const std::vector<pruner::dataset::LearnedModelFactory> available =
+      pruner::dataset::LearnedModels({});
+  std::vector<std::string> names;
+  for (const auto& m : available) names.push_back(m.name);
+  app.add_option("--models", flags.models,
+                 "learned models to evaluate (this build: " + absl::StrJoin(names, ",") + ")")
+      ->delimiter(',');
+  app.add_option("--threads", flags.threads, "threads for lowering, analysis, featurization");
+  app.add_flag("--skip-lse", flags.skip_lse, "no analyzer metrics");
+  app.add_flag("--skip-models", flags.skip_models, "no learned-model metrics");
+  CLI11_PARSE(app, argc, argv);
+  for (const std::string& m : flags.models) {
+    if (std::find(names.begin(), names.end(), m) == names.end()) {
+      std::fprintf(stderr, "unknown model '%s' (this build: %s)\n", m.c_str(),
+                   absl::StrJoin(names, ",").c_str());
+      return 2;
+    }
+  }
+  return pruner::dataset::Run(flags);
+}

@@ -1,0 +1,36 @@
+// The learned cost models the dataset metrics train and score (Table 11,
+// Fig. 15), each a named factory of a fresh, untrained CostModel.
+//
+// Every model is configured to train on whatever it is given at once (no
+// warm-up: a 10% training fraction can be smaller than Ansor's 100-record
+// warm-up, and a model still in warm-up answers random scores). Adding a
+// model is one entry in LearnedModels().
+#ifndef PRUNER_BENCH_DATASET_LEARNED_MODELS_H_
+#define PRUNER_BENCH_DATASET_LEARNED_MODELS_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/device/device_profile.h"
+#include "common/model/cost_model.h"
+
+namespace pruner::dataset {
+
+struct LearnedModelFactory {
+  std::string name;  // "xgb", "mlp", "pacm"
+  std::function<std::unique_ptr<CostModel>(const DeviceProfile&)> make;
+};
+
+struct LearnedModelSettings {
+  int featurize_threads = 1;
+  uint64_t seed = 43;
+};
+
+// What this build has: xgb always; mlp and pacm with LibTorch.
+std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& settings);
+
+}  // namespace pruner::dataset
+
+#endif  // PRUNER_BENCH_DATASET_LEARNED_MODELS_H_

@@ -1,0 +1,42 @@
+// The tables bench_dataset_metrics prints, and its RESULT line's fields.
+#ifndef PRUNER_BENCH_DATASET_METRICS_REPORT_H_
+#define PRUNER_BENCH_DATASET_METRICS_REPORT_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/dataset/dataset_loader.h"
+#include "bench/dataset/lse_evaluation.h"
+#include "bench/dataset/model_topk.h"
+#include "bench/dataset/replayed_dataset.h"
+
+namespace pruner::dataset {
+
+// key=value pairs in insertion order, printed as "RESULT <name> k=v ...".
+class ResultFields {
+ public:
+  void Add(const std::string& key, const std::string& value);
+  void Add(const std::string& key, double value);  // %.4g; NaN prints "nan"
+  std::string Line(const std::string& name) const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> fields_;
+};
+
+// Per workload: group, weight, schedules, best / median latency.
+void PrintDataset(const Dataset& data, const ReplayedDataset& replayed);
+
+// Best-1 and Best-5 per analyzer variant and S_spec size (with the sizes
+// each workload actually got), the random draft, and Spearman's rho.
+void PrintLse(const LseEvaluation& lse, const ReplayedDataset& data);
+void AddLseResults(const LseEvaluation& lse, ResultFields* result);
+
+// Top-1/Top-5 per model and training fraction.
+void PrintTopK(const std::vector<ModelTopK>& models, const std::vector<Fold>& folds,
+               const ReplayedDataset& data);
+void AddTopKResults(const std::vector<ModelTopK>& models, ResultFields* result);
+
+}  // namespace pruner::dataset
+
+#endif  // PRUNER_BENCH_DATASET_METRICS_REPORT_H_

@@ -1,0 +1,121 @@
+#include "bench/dataset/model_topk.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace pruner::dataset {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+uint64_t StableHash(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds) {
+  const int n = static_cast<int>(data.workloads.size());
+  if (n < 2) return {};
+  std::map<std::string, std::vector<int>> by_group;
+  std::vector<std::string> group_order;
+  for (int w = 0; w < n; ++w) {
+    const std::string& g = data.workloads[w].group;
+    if (!by_group.count(g)) group_order.push_back(g);
+    by_group[g].push_back(w);
+  }
+  std::vector<Fold> out;
+  if (group_order.size() >= 2) {
+    for (const std::string& g : group_order) out.push_back({g, by_group[g]});
+    return out;
+  }
+  folds = std::clamp(folds, 2, n);
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    const uint64_t ha = StableHash(data.workloads[a].key), hb = StableHash(data.workloads[b].key);
+    return ha != hb ? ha < hb : data.workloads[a].key < data.workloads[b].key;
+  });
+  for (int f = 0; f < folds; ++f) out.push_back({absl::StrCat("fold ", f + 1), {}});
+  for (int i = 0; i < n; ++i) out[i % folds].test.push_back(order[i]);
+  for (Fold& f : out) std::sort(f.test.begin(), f.test.end());
+  return out;
+}
+
+std::vector<int> TrainingSubset(const ReplayedWorkload& workload, double fraction, uint64_t seed) {
+  const int n = static_cast<int>(workload.states.size());
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(StableHash(workload.key) ^ seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  const int keep = std::clamp(static_cast<int>(std::ceil(fraction * n - 1e-9)), 1, n);
+  order.resize(keep);
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDataset& data,
+                        const DeviceProfile& device, const std::vector<Fold>& folds,
+                        const TopKSettings& settings) {
+  ModelTopK out;
+  out.model = factory.name;
+  for (double fraction : settings.fractions) {
+    TopKPoint point;
+    point.fraction = fraction;
+    // Each workload is scored by the model of the fold that holds it out.
+    std::vector<ScoredWorkload> scored(data.workloads.size());
+    for (size_t f = 0; f < folds.size(); ++f) {
+      const std::set<int> test(folds[f].test.begin(), folds[f].test.end());
+      std::vector<MeasuredState> train;
+      for (size_t w = 0; w < data.workloads.size(); ++w) {
+        if (test.count(static_cast<int>(w))) continue;
+        const ReplayedWorkload& wl = data.workloads[w];
+        for (int j : TrainingSubset(wl, fraction, settings.seed)) {
+          train.push_back({wl.states[j], wl.key, wl.latency_s[j], true});
+        }
+      }
+      point.train_records += static_cast<int64_t>(train.size());
+      std::unique_ptr<CostModel> model = factory.make(device);
+      auto start = std::chrono::steady_clock::now();
+      if (absl::Status st = model->Update(train); !st.ok()) {
+        out.error = absl::StrCat(factory.name, " f=", fraction, " ", folds[f].label, ": ",
+                                 st.ToString());
+        return out;
+      }
+      const double train_s = SecondsSince(start);
+      point.train_s += train_s;
+      start = std::chrono::steady_clock::now();
+      for (int w : folds[f].test) {
+        const ReplayedWorkload& wl = data.workloads[w];
+        scored[w] = {wl.weight, wl.latency_s, model->Predict(wl.states)};
+      }
+      point.predict_s += SecondsSince(start);
+      if (settings.log) {
+        settings.log(absl::StrFormat("%s f=%.2f %s (%zu/%zu): trained on %zu records in %.1f s",
+                                     factory.name, fraction, folds[f].label, f + 1, folds.size(),
+                                     train.size(), train_s));
+      }
+    }
+    point.top1 = ExpectedTopK(scored, 1);
+    point.top5 = ExpectedTopK(scored, 5);
+    out.points.push_back(point);
+  }
+  return out;
+}
+
+}  // namespace pruner::dataset

@@ -1,0 +1,74 @@
+// Top-k of learned cost models on a measured dataset (paper §6.5, Eq. 2,
+// Table 11) and its training-size curve (Fig. 15).
+//
+// Split: workloads, never records, are held out, so every test workload is
+// unseen in training (TenSet's protocol: whole networks are the test set).
+// - Leave one group out when the workloads come from several groups (jobs,
+//   i.e. networks): one fold per group.
+// - Otherwise `folds` folds by workload key: workloads sorted by a fixed
+//   hash (FNV-1a) of their key and dealt round-robin, so the split depends
+//   on the keys alone.
+// Each fold trains a fresh model on the other folds' records (one Update)
+// and scores its own workloads' schedules; Top-k sums over every workload,
+// each scored by the model that did not see it.
+//
+// Training fraction f: each training workload keeps max(1, ceil(f·n)) of its
+// records, a prefix of one fixed shuffle per workload, so smaller fractions
+// are subsets of larger ones and every training workload stays represented.
+#ifndef PRUNER_BENCH_DATASET_MODEL_TOPK_H_
+#define PRUNER_BENCH_DATASET_MODEL_TOPK_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/dataset/learned_models.h"
+#include "bench/dataset/ranking_metrics.h"
+#include "bench/dataset/replayed_dataset.h"
+#include "common/device/device_profile.h"
+
+namespace pruner::dataset {
+
+struct Fold {
+  std::string label;      // the group, or "fold i"
+  std::vector<int> test;  // workload indices
+};
+
+// Needs at least two workloads (and two non-empty folds); fewer give none.
+std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds);
+
+// 64-bit FNV-1a, stable across platforms and runs (std::hash is neither).
+uint64_t StableHash(const std::string& text);
+
+// The training records of a workload at fraction f (indices into its states).
+std::vector<int> TrainingSubset(const ReplayedWorkload& workload, double fraction, uint64_t seed);
+
+struct TopKSettings {
+  std::vector<double> fractions = {0.10, 0.25, 0.50, 1.00};
+  uint64_t seed = 7;
+  // Progress lines ("xgb f=0.25 fold 2/4: ..."); may be empty.
+  std::function<void(const std::string&)> log;
+};
+
+struct TopKPoint {
+  double fraction = 0;
+  int64_t train_records = 0;  // summed over folds
+  WeightedRatio top1, top5;
+  double train_s = 0;    // Update wall time, summed over folds
+  double predict_s = 0;  // Predict wall time, summed over folds
+};
+
+struct ModelTopK {
+  std::string model;
+  std::vector<TopKPoint> points;  // per fraction, in order
+  std::string error;              // a failed Update: the points stop there
+};
+
+ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDataset& data,
+                        const DeviceProfile& device, const std::vector<Fold>& folds,
+                        const TopKSettings& settings);
+
+}  // namespace pruner::dataset
+
+#endif  // PRUNER_BENCH_DATASET_MODEL_TOPK_H_

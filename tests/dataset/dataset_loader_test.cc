@@ -1,0 +1,203 @@
+// LoadDataset's bookkeeping on a hand-filled in-memory database: which
+// workloads, weights, groups and records it takes, with and without job ids.
+// The sentences are real random schedules (so they parse and replay); the
+// latencies are made-up numbers chosen to make the merging visible: this
+// test measures nothing and checks no metric.
+#include "bench/dataset/dataset_loader.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/dataset/model_topk.h"
+#include "bench/dataset/replayed_dataset.h"
+#include "common/ir/ops.h"
+#include "common/schedule/annotate.h"
+#include "common/schedule/random.h"
+#include "common/schedule/sketch.h"
+#include "gtest/gtest.h"
+
+namespace pruner::dataset {
+namespace {
+
+struct Workload {
+  std::shared_ptr<const ComputeDag> dag;
+  std::string key;
+  std::vector<std::string> sentences;  // distinct random schedules
+};
+
+Workload MakeWorkload(const std::string& spec, const DeviceProfile& cpu, int n) {
+  auto built = BuildOperator(spec);
+  EXPECT_TRUE(built.ok()) << built.status();
+  Workload w;
+  w.dag = std::make_shared<const ComputeDag>(*std::move(built));
+  w.key = w.dag->WorkloadKey();
+  auto sketches = GenerateSketches(w.dag, cpu);
+  EXPECT_TRUE(sketches.ok()) << sketches.status();
+  Rng rng(17);
+  for (const State& s : SampleInitPopulation(*sketches, cpu, n, rng)) {
+    w.sentences.push_back(s.ToSentence());
+  }
+  EXPECT_EQ(static_cast<int>(w.sentences.size()), n);
+  return w;
+}
+
+StoredRecord Record(const Workload& w, const std::string& device, int schedule, double mean_s,
+                    int64_t job = 0, int task = -1) {
+  StoredRecord r;
+  r.workload_key = w.key;
+  r.device_key = device;
+  r.steps = w.sentences[schedule];
+  r.job_id = job;
+  r.task_index = task;
+  if (mean_s > 0) {
+    r.result.repeat_costs_s = {mean_s};
+    r.result.mean_s = mean_s;
+  } else {
+    r.result.error = MeasureError::kRunError;
+    r.result.phase = "run";
+  }
+  return r;
+}
+
+class DatasetLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto cpu = GetDeviceProfile("cpu");
+    auto gpu = GetDeviceProfile("a100");
+    ASSERT_TRUE(cpu.ok() && gpu.ok());
+    cpu_ = *cpu;
+    gpu_ = *gpu;
+    auto opened = RecordsStore::Open(":memory:");
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    store_ = *std::move(opened);
+    ASSERT_TRUE(store_->PutDevice(cpu_).ok());
+    ASSERT_TRUE(store_->PutDevice(gpu_).ok());
+    w1_ = MakeWorkload("matmul:M=32,K=32,N=32", cpu_, 3);
+    w2_ = MakeWorkload("matmul:M=16,K=64,N=32", cpu_, 3);
+    w3_ = MakeWorkload("matmul:M=64,K=16,N=16", cpu_, 1);
+    w4_ = MakeWorkload("matmul:M=8,K=8,N=8", cpu_, 2);
+    for (const Workload* w : {&w1_, &w2_, &w3_, &w4_}) ASSERT_TRUE(store_->PutWorkload(*w->dag).ok());
+
+    // netA: W1 x3, W2 x1. netB: W2 x5, W3 x2.
+    job_a_ = CreateJob("netA", {{0, "w1", w1_.key, 3}, {1, "w2", w2_.key, 1}});
+    job_b_ = CreateJob("netB", {{0, "w2", w2_.key, 5}, {1, "w3", w3_.key, 2}});
+    const std::string c = cpu_.name;
+    std::vector<StoredRecord> records = {
+        Record(w1_, c, 0, 1e-3, job_a_, 0),
+        Record(w1_, c, 1, 4e-3, job_a_, 0),
+        Record(w1_, c, 0, 3e-3, job_a_, 0),   // schedule 0 again: merged, mean 2e-3
+        Record(w1_, c, 2, -1, job_a_, 0),     // failed
+        Record(w2_, c, 0, 5e-3, job_a_, 1),
+        Record(w2_, c, 1, 6e-3, job_a_, 1),
+        Record(w2_, c, 2, 7e-3, job_b_, 0),
+        Record(w3_, c, 0, -1, job_b_, 1),     // W3 has no ok record
+        Record(w4_, c, 0, 8e-3),              // no job
+        Record(w4_, c, 1, 9e-3),
+        Record(w1_, gpu_.name, 1, 1e-5),      // another device
+    };
+    ASSERT_TRUE(store_->AddRecords(records).ok());
+  }
+
+  int64_t CreateJob(const std::string& name, const std::vector<StoredTask>& tasks) {
+    StoredJob job;
+    job.name = name;
+    job.device_key = cpu_.name;
+    job.strategy = "random";
+    job.scheduler = "round-robin";
+    job.trial_budget = 10;
+    job.measures_per_round = 2;
+    job.tasks = tasks;
+    auto id = store_->CreateJob(job);
+    EXPECT_TRUE(id.ok()) << id.status();
+    return *id;
+  }
+
+  const DatasetWorkload* Find(const Dataset& d, const std::string& key) {
+    for (const DatasetWorkload& w : d.workloads) {
+      if (w.key == key) return &w;
+    }
+    return nullptr;
+  }
+
+  DeviceProfile cpu_, gpu_;
+  std::unique_ptr<RecordsStore> store_;
+  Workload w1_, w2_, w3_, w4_;
+  int64_t job_a_ = 0, job_b_ = 0;
+};
+
+TEST_F(DatasetLoaderTest, AllJobsOnTheDevice) {
+  auto d = LoadDataset(*store_, DatasetQuery{cpu_.name, {}});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->device.name, cpu_.name);
+  ASSERT_EQ(d->workloads.size(), 3u);  // W1, W2, W4; W3 has no ok record
+  EXPECT_EQ(d->empty_workloads, 1);
+  EXPECT_EQ(d->ok_records, 8);
+  EXPECT_EQ(d->failed_records, 2);
+  EXPECT_EQ(d->merged_repeats, 1);
+
+  const DatasetWorkload* w1 = Find(*d, w1_.key);
+  ASSERT_NE(w1, nullptr);
+  EXPECT_EQ(w1->group, "netA");
+  EXPECT_EQ(w1->name, "w1");
+  EXPECT_EQ(w1->weight, 3);
+  ASSERT_EQ(w1->schedules.size(), 2u);
+  EXPECT_EQ(w1->schedules[0].steps, w1_.sentences[0]);
+  EXPECT_DOUBLE_EQ(w1->schedules[0].latency_s, 2e-3);  // mean of 1 and 3 ms
+  EXPECT_EQ(w1->schedules[0].measurements, 2);
+  EXPECT_DOUBLE_EQ(w1->schedules[1].latency_s, 4e-3);
+
+  // W2 belongs to the first job that lists it, with that job's weight, and
+  // keeps every record on the device.
+  const DatasetWorkload* w2 = Find(*d, w2_.key);
+  ASSERT_NE(w2, nullptr);
+  EXPECT_EQ(w2->group, "netA");
+  EXPECT_EQ(w2->weight, 1);
+  EXPECT_EQ(w2->schedules.size(), 3u);
+
+  const DatasetWorkload* w4 = Find(*d, w4_.key);
+  ASSERT_NE(w4, nullptr);
+  EXPECT_EQ(w4->group, "(no job)");
+  EXPECT_EQ(w4->weight, 1);
+  EXPECT_EQ(w4->schedules.size(), 2u);
+  EXPECT_EQ(d->NumSchedules(), 7);
+
+  // Every schedule replays to a state of its workload.
+  const ReplayedDataset replayed = ReplayDataset(*d);
+  EXPECT_EQ(replayed.dropped, 0);
+  EXPECT_EQ(replayed.NumStates(), 7);
+  // Several groups: leave one group out.
+  const std::vector<Fold> folds = MakeFolds(replayed, 4);
+  ASSERT_EQ(folds.size(), 2u);
+  EXPECT_EQ(folds[0].label, "netA");
+  EXPECT_EQ(folds[0].test.size(), 2u);
+  EXPECT_EQ(folds[1].label, "(no job)");
+}
+
+TEST_F(DatasetLoaderTest, ChosenJobsKeepOnlyTheirTasksAndRecords) {
+  auto d = LoadDataset(*store_, DatasetQuery{"", {job_b_}});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->device.name, cpu_.name);  // the job's device
+  ASSERT_EQ(d->workloads.size(), 1u);    // W2; W3 has only a failure
+  EXPECT_EQ(d->workloads[0].key, w2_.key);
+  EXPECT_EQ(d->workloads[0].group, "netB");
+  EXPECT_EQ(d->workloads[0].weight, 5);
+  ASSERT_EQ(d->workloads[0].schedules.size(), 1u);  // job B measured one of W2's
+  EXPECT_DOUBLE_EQ(d->workloads[0].schedules[0].latency_s, 7e-3);
+  EXPECT_EQ(d->failed_records, 1);
+}
+
+TEST_F(DatasetLoaderTest, DeviceMustBeChosenWhenAmbiguous) {
+  auto d = LoadDataset(*store_, DatasetQuery{"", {}});
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(d.status().message().find(gpu_.name), std::string::npos) << d.status();
+  auto gpu = LoadDataset(*store_, DatasetQuery{gpu_.name, {}});
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  ASSERT_EQ(gpu->workloads.size(), 1u);
+  EXPECT_EQ(gpu->workloads[0].group, "(no job)");  // the jobs ran on the CPU
+  auto mismatch = LoadDataset(*store_, DatasetQuery{gpu_.name, {job_a_}});
+  EXPECT_EQ(mismatch.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace pruner::dataset
