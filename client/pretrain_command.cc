@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/model/cost_model.h"
 #include "common/schedule/state.h"
 #include "common/schedule/step.h"
 #include "common/store/records_store.h"

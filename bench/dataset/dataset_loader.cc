@@ -7,9 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
 
 namespace pruner::dataset {
 namespace {
+
+constexpr char kNoJobGroup[] = "(no job)";
 
 struct Selected {
   std::string key, name, group;
@@ -50,6 +53,29 @@ absl::StatusOr<std::string> ResolveDevice(const RecordsStore& store, const Datas
   if (devices->empty()) return absl::NotFoundError("the database has no records");
   return absl::InvalidArgumentError(absl::StrCat(
       "records of several devices; pick one with --device: ", absl::StrJoin(*devices, ", ")));
+}
+
+// measure.num_threads of a job's stored TuningOptions; -1 when unreadable.
+int KernelThreads(const StoredJob& job) {
+  const nlohmann::json options = nlohmann::json::parse(job.options_json, nullptr, false);
+  if (options.is_discarded() || !options.contains("measure")) return -1;
+  const nlohmann::json& measure = options["measure"];
+  if (!measure.contains("num_threads") || !measure["num_threads"].is_number_integer()) return -1;
+  return measure["num_threads"].get<int>();
+}
+
+// One thread count shared by every job that contributed a workload, else 0.
+int SharedKernelThreads(const std::vector<StoredJob>& jobs, const std::set<std::string>& groups,
+                        bool any_without_job) {
+  if (any_without_job) return 0;
+  int shared = -2;  // none seen yet
+  for (const StoredJob& job : jobs) {
+    if (!groups.count(GroupName(job))) continue;
+    const int t = KernelThreads(job);
+    if (t < 0 || (shared != -2 && shared != t)) return 0;
+    shared = t;
+  }
+  return shared < 0 ? 0 : shared;
 }
 
 }  // namespace
@@ -107,7 +133,7 @@ absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuer
     for (const std::string& key : *keys) {
       if (index_of_key.count(key)) continue;
       index_of_key[key] = selected.size();
-      selected.push_back({key, key.substr(0, 24), "(no job)", 1.0});
+      selected.push_back({key, key.substr(0, 24), kNoJobGroup, 1.0});
     }
   }
   std::set<int64_t> job_ids(query.job_ids.begin(), query.job_ids.end());
@@ -147,6 +173,13 @@ absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuer
     w.dag = std::make_shared<const ComputeDag>(*std::move(dag));
     data.workloads.push_back(std::move(w));
   }
+  std::set<std::string> groups;
+  bool any_without_job = false;
+  for (const DatasetWorkload& w : data.workloads) {
+    groups.insert(w.group);
+    any_without_job = any_without_job || w.group == kNoJobGroup;
+  }
+  data.kernel_threads = SharedKernelThreads(jobs, groups, any_without_job);
   return data;
 }
 

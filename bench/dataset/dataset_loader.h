@@ -18,6 +18,8 @@
 // - Only ok records (MeasureResult::ok(), mean_s > 0). A schedule measured
 //   more than once (the same step sentence) is one schedule at the mean of
 //   its measurements.
+// How the kernels ran: the jobs' kernel thread count, which the analyzer
+// needs to model the machine the latencies come from (lse_evaluation.h).
 #ifndef PRUNER_BENCH_DATASET_DATASET_LOADER_H_
 #define PRUNER_BENCH_DATASET_DATASET_LOADER_H_
 
@@ -55,6 +57,10 @@ struct Dataset {
   int64_t failed_records = 0;              // not ok (or non-positive mean): skipped
   int64_t merged_repeats = 0;              // ok records folded into an earlier schedule
   int empty_workloads = 0;                 // selected but without an ok record
+  // OpenMP threads the selected jobs ran their kernels with (their stored
+  // options' measure.num_threads): 0 when that is all hardware threads, or
+  // when unknown (no job, unreadable options) or mixed across jobs.
+  int kernel_threads = 0;
 
   int64_t NumSchedules() const;
 };

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bench/dataset/dataset_loader.h"
 #include "bench/dataset/learned_models.h"
@@ -38,6 +39,8 @@ struct Flags {
   std::vector<double> fractions = {0.10, 0.25, 0.50, 1.00};
   std::vector<std::string> models;  // empty = every model this build has
   int threads = 1;
+  int analyzer_cores = -1;  // -1: the kernels' thread count; 0: the profile's
+  uint64_t seed = 43;  // model initialization, batch order, training subsets
   bool skip_lse = false;
   bool skip_models = false;
 };
@@ -64,12 +67,25 @@ int Run(const Flags& flags) {
   result.Add("records", static_cast<double>(replayed.NumStates()));
 
   if (!flags.skip_lse) {
+    const int cores = flags.analyzer_cores < 0 ? data->kernel_threads : flags.analyzer_cores;
+    const DeviceProfile analyzer_device = AnalyzerDevice(data->device, cores);
     LseSettings settings;
+    if (!(analyzer_device == data->device)) {
+      // Beside the main rows: what the profile as stored would have said.
+      settings.variants.push_back({absl::StrCat("LSE (paper), ", data->device.num_cores,
+                                                "-core profile"),
+                                   AnalyzerOptions::Paper(), "lse_stored_profile", data->device});
+    }
+    std::printf("\nAnalyzer's device: %s with %d core(s), peak %.1f GFLOP/s (kernels measured "
+                "with %s OpenMP thread(s))\n",
+                analyzer_device.name.c_str(), analyzer_device.num_cores,
+                analyzer_device.peak_gflops,
+                data->kernel_threads > 0 ? absl::StrCat(data->kernel_threads).c_str() : "all/unknown");
     settings.sizes = flags.sizes;
     settings.proportional_sizes = !flags.no_proportional;
     settings.draws = flags.draws;
     settings.threads = flags.threads;
-    auto lse = EvaluateLse(replayed, data->device, settings);
+    auto lse = EvaluateLse(replayed, analyzer_device, settings);
     if (!lse.ok()) {
       std::fprintf(stderr, "LSE: %s\n", lse.status().ToString().c_str());
       return 1;
@@ -86,12 +102,13 @@ int Run(const Flags& flags) {
       std::vector<ModelTopK> results;
       TopKSettings settings;
       settings.fractions = flags.fractions;
+      settings.seed = flags.seed;
       settings.log = [](const std::string& line) {
         std::fflush(stdout);  // keep the tables and the progress lines in order
         std::fprintf(stderr, "  %s\n", line.c_str());
       };
       for (const LearnedModelFactory& factory :
-           LearnedModels({.featurize_threads = flags.threads})) {
+           LearnedModels({.featurize_threads = flags.threads, .seed = flags.seed})) {
         if (!flags.models.empty() &&
             std::find(flags.models.begin(), flags.models.end(), factory.name) ==
                 flags.models.end()) {
@@ -134,6 +151,9 @@ int main(int argc, char** argv) {
                  "learned models to evaluate (this build: " + absl::StrJoin(names, ",") + ")")
       ->delimiter(',');
   app.add_option("--threads", flags.threads, "threads for lowering, analysis, featurization");
+  app.add_option("--analyzer-cores", flags.analyzer_cores,
+                 "cores the analyzer assumes (-1: the jobs' kernel threads; 0: the profile's)");
+  app.add_option("--seed", flags.seed, "seed of the models and the training subsets");
   app.add_flag("--skip-lse", flags.skip_lse, "no analyzer metrics");
   app.add_flag("--skip-models", flags.skip_models, "no learned-model metrics");
   CLI11_PARSE(app, argc, argv);

@@ -1,5 +1,6 @@
 #include "bench/dataset/lse_evaluation.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -104,21 +105,36 @@ BestKRow BestKOverSizes(std::string label, const std::vector<ScoredWorkload>& sc
     row.best1.push_back(ExpectedBestK(scored, size.counts, 1));
     row.best5.push_back(ExpectedBestK(scored, size.counts, 5));
   }
+  for (const ScoredWorkload& w : scored) {
+    row.favourite.push_back(ExpectedBestK({w}, 1, 1).value);
+  }
   return row;
 }
 
 }  // namespace
 
+DeviceProfile AnalyzerDevice(const DeviceProfile& device, int kernel_threads) {
+  if (device.IsGpu() || kernel_threads <= 0 || kernel_threads >= device.num_cores) return device;
+  DeviceProfile d = device;
+  const int physical = d.physical_cores > 0 ? d.physical_cores : d.num_cores;
+  d.num_cores = kernel_threads;
+  d.physical_cores = std::min(physical, kernel_threads);
+  d.peak_gflops = device.peak_gflops * d.physical_cores / physical;
+  d.notes = absl::StrCat(d.notes, d.notes.empty() ? "" : "; ", "restricted to ", kernel_threads,
+                         " core(s): the kernels' OpenMP threads");
+  return d;
+}
+
 std::vector<AnalyzerVariant> Table10Variants() {
   const AnalyzerOptions paper = AnalyzerOptions::Paper();
   std::vector<AnalyzerVariant> out = {
-      {"LSE (paper)", paper, "lse"},
-      {"LSE (public code)", AnalyzerOptions::CodeBehaviour(), "code"},
-      {"w/o P_li,c (compute)", paper.WithoutComputePenalties(), "wo_compute"},
-      {"w/o P_li,m (memory)", paper.WithoutMemoryPenalties(), "wo_memory"},
+      {"LSE (paper)", paper, "lse", std::nullopt},
+      {"LSE (public code)", AnalyzerOptions::CodeBehaviour(), "code", std::nullopt},
+      {"w/o P_li,c (compute)", paper.WithoutComputePenalties(), "wo_compute", std::nullopt},
+      {"w/o P_li,m (memory)", paper.WithoutMemoryPenalties(), "wo_memory", std::nullopt},
   };
   for (Penalty p : kAllPenalties) {
-    out.push_back({absl::StrCat("w/o ", PenaltyName(p)), paper.Without(p), ""});
+    out.push_back({absl::StrCat("w/o ", PenaltyName(p)), paper.Without(p), "", std::nullopt});
   }
   return out;
 }
@@ -155,7 +171,7 @@ absl::StatusOr<LseEvaluation> EvaluateLse(const ReplayedDataset& data, const Dev
   out.lowering_failures = lowered.failures;
 
   for (const AnalyzerVariant& variant : settings.variants) {
-    auto analyzer = SymbolAnalyzer::Create(device, variant.options);
+    auto analyzer = SymbolAnalyzer::Create(variant.device.value_or(device), variant.options);
     if (!analyzer.ok()) return analyzer.status();
     int64_t unscored = 0;
     const auto estimates = Estimate(lowered, *analyzer, settings.threads, &unscored);

@@ -15,6 +15,7 @@
 #define PRUNER_BENCH_DATASET_LSE_EVALUATION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,12 +31,26 @@ struct AnalyzerVariant {
   std::string label;
   AnalyzerOptions options;
   std::string result_key;  // prefix of its RESULT fields; "" = table only
+  // Analyze for this profile instead of EvaluateLse's device (to show what
+  // a profile that does not match the measurement does).
+  std::optional<DeviceProfile> device;
 };
 
 // Table 10's rows and more: the paper's analyzer, the public code's, the
 // paper's without its compute / memory penalties, and without each single
 // penalty.
 std::vector<AnalyzerVariant> Table10Variants();
+
+// The machine the measured kernels ran on, as the analyzer should see it.
+// A dataset measured with t OpenMP threads on a CPU of more cores (`pruner
+// tune --threads 1`, for stable timings) never ran anything in parallel on
+// more than t cores, while the stored profile promises num_cores of them and
+// its parallel penalty (P_l2,c) would favour schedules that parallelize for
+// speed-ups the measurement never had. For 0 < t < num_cores this returns
+// the profile restricted to t cores: num_cores = t, physical cores at most
+// t, and the peak (an estimate per physical core) scaled to match.
+// Otherwise, and for GPUs, the profile as it is.
+DeviceProfile AnalyzerDevice(const DeviceProfile& device, int kernel_threads);
 
 // One way of choosing each workload's S_spec size.
 struct SpecSize {
@@ -55,6 +70,9 @@ struct BestKRow {
   std::string result_key;                   // AnalyzerVariant::result_key
   std::vector<WeightedRatio> best1, best5;  // per SpecSize
   std::vector<double> spearman;             // per workload: estimate vs measured latency
+  // Per workload: L* / (measured latency of the analyzer's favourite), the
+  // per-workload Best_1 of a 1-schedule S_spec.
+  std::vector<double> favourite;
   int64_t unscored = 0;                     // schedules without an estimate
 };
 

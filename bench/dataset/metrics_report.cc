@@ -47,14 +47,14 @@ std::string CountsSummary(const SpecSize& size, const ReplayedDataset& data) {
 }
 
 void PrintBestKTable(const char* title, const LseEvaluation& lse, bool best5) {
-  std::printf("\n%s\n| %-26s |", title, "S_spec size");
+  std::printf("\n%s\n| %-28s |", title, "S_spec size");
   for (const SpecSize& s : lse.sizes) std::printf(" %9s |", s.label.c_str());
   std::printf(best5 ? "\n" : " %8s |\n", "mean rho");
-  std::printf("|%s|", std::string(28, '-').c_str());
+  std::printf("|%s|", std::string(30, '-').c_str());
   for (size_t i = 0; i < lse.sizes.size(); ++i) std::printf("%s|", std::string(11, '-').c_str());
   std::printf(best5 ? "\n" : "%s|\n", std::string(10, '-').c_str());
   auto row = [&](const BestKRow& r, bool with_rho) {
-    std::printf("| %-26s |", r.label.c_str());
+    std::printf("| %-28s |", r.label.c_str());
     for (const WeightedRatio& v : best5 ? r.best5 : r.best1) {
       std::printf(" %9s |", Fixed(v.value).c_str());
     }
@@ -67,10 +67,10 @@ void PrintBestKTable(const char* title, const LseEvaluation& lse, bool best5) {
   row(lse.random_expected, false);
   const std::vector<DrawStats>& draws = best5 ? lse.random_draws_best5 : lse.random_draws_best1;
   const int num_draws = draws.empty() ? 0 : draws[0].draws;
-  std::printf("| %-26s |", absl::StrFormat("random, mean of %d draws", num_draws).c_str());
+  std::printf("| %-28s |", absl::StrFormat("random, mean of %d draws", num_draws).c_str());
   for (const DrawStats& d : draws) std::printf(" %9s |", Fixed(d.mean).c_str());
   std::printf(best5 ? "\n" : " %8s |\n", "");
-  std::printf("| %-26s |", "  (sd over draws)");
+  std::printf("| %-28s |", "  (sd over draws)");
   for (const DrawStats& d : draws) std::printf(" %9s |", Fixed(d.stddev).c_str());
   std::printf(best5 ? "\n" : " %8s |\n", "");
   if (best5) {
@@ -140,19 +140,21 @@ void PrintLse(const LseEvaluation& lse, const ReplayedDataset& data) {
                   lse, false);
   PrintBestKTable("Best_5", lse, true);
 
-  std::printf("\nSpearman rho, estimated vs measured latency, per workload:\n| %-44s |",
-              "workload");
+  std::printf("\nPer workload: Spearman rho of estimated vs measured latency, and L*/L of the "
+              "analyzer's favourite schedule (random: L*/mean L)\n| %-40s |", "workload");
   const size_t shown = std::min<size_t>(lse.analyzers.size(), 4);
   for (size_t v = 0; v < shown; ++v) {
     std::printf(" %20s |", Shorten(lse.analyzers[v].label, 20).c_str());
   }
-  std::printf("\n");
+  std::printf(" %20s |\n", "random");
   for (size_t w = 0; w < data.workloads.size(); ++w) {
-    std::printf("| %-44s |", Shorten(data.workloads[w].name, 44).c_str());
+    std::printf("| %-40s |", Shorten(data.workloads[w].name, 40).c_str());
     for (size_t v = 0; v < shown; ++v) {
-      std::printf(" %20s |", Fixed(lse.analyzers[v].spearman[w]).c_str());
+      const BestKRow& r = lse.analyzers[v];
+      std::printf(" %20s |", absl::StrFormat("%6s %6s", Fixed(r.spearman[w], 2),
+                                              Fixed(r.favourite[w], 3)).c_str());
     }
-    std::printf("\n");
+    std::printf(" %20s |\n", Fixed(lse.random_expected.favourite[w], 3).c_str());
   }
 }
 

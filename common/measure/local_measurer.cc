@@ -3,12 +3,14 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -20,6 +22,7 @@
 #include "common/codegen/cuda_nvrtc.h"
 #include "common/lower/lower.h"
 #include "common/measure/cpu_runner.h"
+#include "common/measure/cuda_compile_sandboxed.h"
 #include "common/measure/cuda_runner_sandboxed.h"
 #include "common/measure/reference_cache.h"
 #include "common/schedule/state.h"
@@ -188,6 +191,14 @@ void MeasureGpu(const std::vector<MeasureInput>& inputs, const std::vector<size_
     }
     return;
   }
+  // Lower, fetch the reference and generate CUDA C, one input at a time.
+  struct Pending {
+    size_t input;
+    Prepared prepared;
+    CudaModuleSource module;
+    absl::StatusOr<CompiledCuda> compiled = absl::UnknownError("not compiled");
+  };
+  std::vector<Pending> pending;
   for (size_t i : indices) {
     MeasureResult* r = &(*results)[i];
     std::optional<Prepared> p = LowerAndFetchReference(inputs[i], options, r);
@@ -197,16 +208,35 @@ void MeasureGpu(const std::vector<MeasureInput>& inputs, const std::vector<size_
       Fail(r, CodegenErrorClass(module.status()), "codegen", module.status());
       continue;
     }
-    auto compiled = CompileCuda(*module, CudaArchName(inputs[i].device), options.build_timeout_s);
-    if (!compiled.ok()) {
-      Fail(r, BuildErrorClass(compiled.status()), "build", compiled.status());
+    pending.push_back(Pending{i, *std::move(p), *std::move(module)});
+  }
+  // NVRTC, up to max_parallel_builds children at once (never in this
+  // process: see cuda_compile_sandboxed.h).
+  std::atomic<size_t> next{0};
+  auto compile_some = [&] {
+    for (size_t k = next++; k < pending.size(); k = next++) {
+      pending[k].compiled = CompileCudaSandboxed(
+          pending[k].module, CudaArchName(inputs[pending[k].input].device), options.build_timeout_s);
+    }
+  };
+  std::vector<std::thread> compilers;
+  const size_t parallel = std::min<size_t>(std::max(options.max_parallel_builds, 1), pending.size());
+  for (size_t t = 1; t < parallel; ++t) compilers.emplace_back(compile_some);
+  compile_some();
+  for (std::thread& t : compilers) t.join();
+  // Runs, strictly one after another.
+  for (Pending& p : pending) {
+    MeasureResult* r = &(*results)[p.input];
+    if (!p.compiled.ok()) {
+      Fail(r, BuildErrorClass(p.compiled.status()), "build", p.compiled.status());
       continue;
     }
-    r->build_s = compiled->compile_ms / 1e3;
-    r->binary_bytes = static_cast<int64_t>(compiled->ptx.size());
+    r->build_s = p.compiled->compile_ms / 1e3;
+    r->binary_bytes = static_cast<int64_t>(p.compiled->ptx.size());
     std::lock_guard<std::mutex> one_run_at_a_time(RunMutex());
-    Finish(RunCudaModuleSandboxed(p->program, *module, compiled->ptx, p->reference->inputs,
-                                  p->reference->outputs, options),
+    Finish(RunCudaModuleSandboxed(p.prepared.program, p.module, p.compiled->ptx,
+                                  p.prepared.reference->inputs, p.prepared.reference->outputs,
+                                  options),
            r);
   }
 }

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 #include "absl/status/status.h"
@@ -106,28 +107,39 @@ std::string SignalDescription(int signal) {
 SandboxReply RunInSandbox(const std::function<std::string()>& body, double deadline_s) {
   SandboxReply out;
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    out.payload = absl::FailedPreconditionError(absl::StrCat("pipe: ", std::strerror(errno)));
-    return out;
-  }
   const Clock::time_point start = Clock::now();
   const Clock::time_point deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s));
-  const pid_t pid = fork();
-  if (pid < 0) {
-    out.payload = absl::FailedPreconditionError(absl::StrCat("fork: ", std::strerror(errno)));
-    close(fds[0]);
+  pid_t pid = -1;
+  {
+    // Sandboxes may start from several threads at once (parallel NVRTC
+    // children). A child forked while another sandbox's pipe still had its
+    // write end open in this process would hold that end too, and the other
+    // parent would see EOF only when this child exits. Creating the pipe,
+    // forking and closing the write end under one lock keeps every child
+    // from inheriting another's write end.
+    static std::mutex fork_mutex;
+    std::lock_guard<std::mutex> lock(fork_mutex);
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      out.payload = absl::FailedPreconditionError(absl::StrCat("pipe: ", std::strerror(errno)));
+      return out;
+    }
+    pid = fork();
+    if (pid < 0) {
+      out.payload = absl::FailedPreconditionError(absl::StrCat("fork: ", std::strerror(errno)));
+      close(fds[0]);
+      close(fds[1]);
+      return out;
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      RunChild(fds[1], body);
+    }
+    // Also set in the parent, so that a kill(-pid) issued before the child
+    // ran its own setpgid still reaches it.
+    setpgid(pid, pid);
     close(fds[1]);
-    return out;
   }
-  if (pid == 0) {
-    close(fds[0]);
-    RunChild(fds[1], body);
-  }
-  // Also set in the parent, so that a kill(-pid) issued before the child
-  // ran its own setpgid still reaches it.
-  setpgid(pid, pid);
-  close(fds[1]);
 
   std::string received;
   bool timed_out = false;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/dataset/lse_evaluation.h"
 #include "bench/dataset/model_topk.h"
 #include "bench/dataset/replayed_dataset.h"
 #include "common/ir/ops.h"
@@ -161,6 +162,8 @@ TEST_F(DatasetLoaderTest, AllJobsOnTheDevice) {
   EXPECT_EQ(w4->weight, 1);
   EXPECT_EQ(w4->schedules.size(), 2u);
   EXPECT_EQ(d->NumSchedules(), 7);
+  // These jobs stored no options, and W4 belongs to no job: threads unknown.
+  EXPECT_EQ(d->kernel_threads, 0);
 
   // Every schedule replays to a state of its workload.
   const ReplayedDataset replayed = ReplayDataset(*d);
@@ -197,6 +200,30 @@ TEST_F(DatasetLoaderTest, DeviceMustBeChosenWhenAmbiguous) {
   EXPECT_EQ(gpu->workloads[0].group, "(no job)");  // the jobs ran on the CPU
   auto mismatch = LoadDataset(*store_, DatasetQuery{gpu_.name, {job_a_}});
   EXPECT_EQ(mismatch.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(AnalyzerDeviceTest, RestrictsACpuToTheKernelThreads) {
+  DeviceProfile cpu;
+  cpu.kind = DeviceKind::kCpu;
+  cpu.name = "cpu-test";
+  cpu.num_cores = 4;
+  cpu.physical_cores = 2;  // SMT: the peak counts physical cores
+  cpu.peak_gflops = 100;
+  const DeviceProfile one = AnalyzerDevice(cpu, 1);
+  EXPECT_EQ(one.num_cores, 1);
+  EXPECT_EQ(one.physical_cores, 1);
+  EXPECT_DOUBLE_EQ(one.peak_gflops, 50);
+  EXPECT_EQ(one.name, cpu.name);
+  const DeviceProfile three = AnalyzerDevice(cpu, 3);
+  EXPECT_EQ(three.num_cores, 3);
+  EXPECT_EQ(three.physical_cores, 2);
+  EXPECT_DOUBLE_EQ(three.peak_gflops, 100);
+  // All threads, unknown, or a GPU: the profile as stored.
+  EXPECT_EQ(AnalyzerDevice(cpu, 0), cpu);
+  EXPECT_EQ(AnalyzerDevice(cpu, 4), cpu);
+  auto gpu = GetDeviceProfile("a100");
+  ASSERT_TRUE(gpu.ok());
+  EXPECT_EQ(AnalyzerDevice(*gpu, 1), *gpu);
 }
 
 }  // namespace

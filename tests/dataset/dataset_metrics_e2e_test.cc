@@ -67,6 +67,7 @@ void CheckLoad(const Measured& m, const Dataset& data, const ReplayedDataset& re
   EXPECT_EQ(data.NumSchedules(), ok - data.merged_repeats);
   ASSERT_EQ(replayed.workloads.size(), 3u);
   EXPECT_EQ(replayed.dropped, 0);
+  EXPECT_EQ(data.kernel_threads, 1);  // the job's measure.num_threads
   EXPECT_EQ(replayed.workloads[0].weight, 2);
   EXPECT_EQ(replayed.workloads[1].weight, 1);
   for (const ReplayedWorkload& w : replayed.workloads) {
