@@ -21,6 +21,7 @@ binaries=(
   tests/codegen/codegen_cuda_driver_test tests/measure/measure_cuda_fault_kernels_test
   tests/measure/measure_cuda_check tests/measure/measure_local_measurer_test
   tests/worker/worker_tests tests/measure/measure_cuda_compile_sandboxed_test
+  tests/measure/measure_sandbox_test
 )
 rm -rf "$out"
 mkdir -p "$out/build" "$out/lib"

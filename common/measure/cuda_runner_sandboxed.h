@@ -33,6 +33,25 @@ RunOutcome RunCudaModuleSandboxed(const Program& program, const CudaModuleSource
                                   const std::vector<Tensor>& expected,
                                   const MeasureOptions& options);
 
+// One candidate of a batch; the pointers must outlive the call.
+struct CudaRunItem {
+  const Program* program = nullptr;
+  const CudaModuleSource* module = nullptr;
+  const std::string* image = nullptr;  // PTX
+  const std::vector<Tensor>* inputs = nullptr;
+  const std::vector<Tensor>* expected = nullptr;
+};
+
+// Like RunCudaModuleSandboxed for each item, in order, but sharing sandbox
+// children: one child opens the device once (CUDA initialization costs
+// ~0.3 s per process) and runs the items one after another, replying after
+// each. A child whose item fails to launch (CUDA errors are sticky to the
+// context), crashes or outlives run_timeout_s ends there; that item gets
+// the failure and a fresh child takes the next. One outcome per item;
+// wall_s is the time from the previous item's reply.
+std::vector<RunOutcome> RunCudaModulesSandboxed(const std::vector<CudaRunItem>& items,
+                                                const MeasureOptions& options);
+
 }  // namespace pruner
 
 #endif  // PRUNER_COMMON_MEASURE_CUDA_RUNNER_SANDBOXED_H_

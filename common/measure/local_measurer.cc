@@ -224,8 +224,12 @@ void MeasureGpu(const std::vector<MeasureInput>& inputs, const std::vector<size_
   for (size_t t = 1; t < parallel; ++t) compilers.emplace_back(compile_some);
   compile_some();
   for (std::thread& t : compilers) t.join();
-  // Runs, strictly one after another.
-  for (Pending& p : pending) {
+  // Runs, strictly one after another, batched into as few sandbox children
+  // as faults allow (each child pays CUDA's initialization once).
+  std::vector<CudaRunItem> items;
+  std::vector<size_t> item_owner;  // index into pending
+  for (size_t k = 0; k < pending.size(); ++k) {
+    Pending& p = pending[k];
     MeasureResult* r = &(*results)[p.input];
     if (!p.compiled.ok()) {
       Fail(r, BuildErrorClass(p.compiled.status()), "build", p.compiled.status());
@@ -233,11 +237,15 @@ void MeasureGpu(const std::vector<MeasureInput>& inputs, const std::vector<size_
     }
     r->build_s = p.compiled->compile_ms / 1e3;
     r->binary_bytes = static_cast<int64_t>(p.compiled->ptx.size());
-    std::lock_guard<std::mutex> one_run_at_a_time(RunMutex());
-    Finish(RunCudaModuleSandboxed(p.prepared.program, p.module, p.compiled->ptx,
-                                  p.prepared.reference->inputs, p.prepared.reference->outputs,
-                                  options),
-           r);
+    items.push_back(CudaRunItem{&p.prepared.program, &p.module, &p.compiled->ptx,
+                                &p.prepared.reference->inputs, &p.prepared.reference->outputs});
+    item_owner.push_back(k);
+  }
+  if (items.empty()) return;
+  std::lock_guard<std::mutex> one_run_at_a_time(RunMutex());
+  const std::vector<RunOutcome> outcomes = RunCudaModulesSandboxed(items, options);
+  for (size_t j = 0; j < outcomes.size(); ++j) {
+    Finish(outcomes[j], &(*results)[pending[item_owner[j]].input]);
   }
 }
 

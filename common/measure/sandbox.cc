@@ -38,7 +38,15 @@ void WriteAll(int fd, const char* data, size_t size) {
   }
 }
 
-[[noreturn]] void RunChild(int write_fd, const std::function<std::string()>& body) {
+// One length-prefixed reply: the parent tells a complete reply from one
+// cut short by a crash in the middle of writing.
+void WriteFrame(int fd, const std::string& reply) {
+  const uint64_t size = reply.size();
+  WriteAll(fd, reinterpret_cast<const char*>(&size), sizeof(size));
+  WriteAll(fd, reply.data(), reply.size());
+}
+
+[[noreturn]] void RunChild(int write_fd, const std::function<void(int)>& body) {
   setpgid(0, 0);
   // The parent may have installed handlers (a failure-signal reporter, a
   // test framework's); a faulting kernel must end the child with the signal
@@ -47,13 +55,7 @@ void WriteAll(int fd, const char* data, size_t size) {
   // A core file per crashing candidate would be slow and fill the disk.
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
-
-  const std::string reply = body();
-  // Length prefix: the parent tells a complete reply from one cut short by
-  // a crash in the middle of writing.
-  const uint64_t size = reply.size();
-  WriteAll(write_fd, reinterpret_cast<const char*>(&size), sizeof(size));
-  WriteAll(write_fd, reply.data(), reply.size());
+  body(write_fd);
   close(write_fd);
   _exit(0);
 }
@@ -104,92 +106,144 @@ std::string SignalDescription(int signal) {
                       " (", text != nullptr ? text : "unknown", ")");
 }
 
-SandboxReply RunInSandbox(const std::function<std::string()>& body, double deadline_s) {
-  SandboxReply out;
-  int fds[2];
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s));
-  pid_t pid = -1;
-  {
-    // Sandboxes may start from several threads at once (parallel NVRTC
-    // children). A child forked while another sandbox's pipe still had its
-    // write end open in this process would hold that end too, and the other
-    // parent would see EOF only when this child exits. Creating the pipe,
-    // forking and closing the write end under one lock keeps every child
-    // from inheriting another's write end.
-    static std::mutex fork_mutex;
-    std::lock_guard<std::mutex> lock(fork_mutex);
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-      out.payload = absl::FailedPreconditionError(absl::StrCat("pipe: ", std::strerror(errno)));
-      return out;
-    }
-    pid = fork();
-    if (pid < 0) {
-      out.payload = absl::FailedPreconditionError(absl::StrCat("fork: ", std::strerror(errno)));
-      close(fds[0]);
-      close(fds[1]);
-      return out;
-    }
-    if (pid == 0) {
-      close(fds[0]);
-      RunChild(fds[1], body);
-    }
-    // Also set in the parent, so that a kill(-pid) issued before the child
-    // ran its own setpgid still reaches it.
-    setpgid(pid, pid);
-    close(fds[1]);
-  }
+namespace {
 
-  std::string received;
-  bool timed_out = false;
+struct Child {
+  pid_t pid = -1;
+  int read_fd = -1;
+};
+
+// Forks a child that runs body(write_fd) in its own process group (see
+// RunChild) and returns its pid and the read end of its pipe.
+absl::StatusOr<Child> StartChild(const std::function<void(int)>& body) {
+  // Sandboxes may start from several threads at once (parallel NVRTC
+  // children). A child forked while another sandbox's pipe still had its
+  // write end open in this process would hold that end too, and the other
+  // parent would see EOF only when this child exits. Creating the pipe,
+  // forking and closing the write end under one lock keeps every child
+  // from inheriting another's write end.
+  static std::mutex fork_mutex;
+  std::lock_guard<std::mutex> lock(fork_mutex);
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("pipe: ", std::strerror(errno)));
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return absl::FailedPreconditionError(absl::StrCat("fork: ", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    RunChild(fds[1], body);
+  }
+  // Also set in the parent, so that a kill(-pid) issued before the child
+  // ran its own setpgid still reaches it.
+  setpgid(pid, pid);
+  close(fds[1]);
+  return Child{pid, fds[0]};
+}
+
+// Reads what is available on `fd` into `received` until `deadline`; false
+// on timeout, true on data or EOF (*eof set).
+bool ReadSome(int fd, Clock::time_point deadline, std::string* received, bool* eof) {
   char chunk[1 << 16];
   while (true) {
     // Rounded up: poll's millisecond resolution must not end the wait early.
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    struct pollfd p = {fds[0], POLLIN, 0};
+    if (left <= 0) return false;
+    struct pollfd p = {fd, POLLIN, 0};
     const int ready = poll(&p, 1, static_cast<int>(left));
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) continue;  // re-check the deadline
-    const ssize_t n = read(fds[0], chunk, sizeof(chunk));
+    const ssize_t n = read(fd, chunk, sizeof(chunk));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: the child finished writing or died
-    received.append(chunk, static_cast<size_t>(n));
+    if (n <= 0) {
+      *eof = true;  // the child finished writing or died
+      return true;
+    }
+    received->append(chunk, static_cast<size_t>(n));
+    return true;
   }
-  close(fds[0]);
+}
 
-  if (timed_out || !WaitForExit(pid, deadline)) {
-    KillGroupAndReap(pid);
-    out.wall_s = SecondsSince(start);
-    out.payload = absl::DeadlineExceededError(
+// Takes complete frames off the front of `received`.
+void TakeFrames(std::string* received, std::vector<std::string>* frames) {
+  while (received->size() >= sizeof(uint64_t)) {
+    uint64_t size = 0;
+    std::memcpy(&size, received->data(), sizeof(size));
+    if (received->size() - sizeof(size) < size) return;
+    frames->push_back(received->substr(sizeof(size), size));
+    received->erase(0, sizeof(size) + size);
+  }
+}
+
+Clock::time_point After(Clock::time_point t, double seconds) {
+  return t + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+}  // namespace
+
+SandboxStream RunInSandboxStreaming(const std::function<void(const SandboxEmit&)>& body,
+                                    double deadline_s) {
+  SandboxStream out;
+  Clock::time_point last = Clock::now();
+  absl::StatusOr<Child> child = StartChild([&](int fd) {
+    body([fd](const std::string& reply) { WriteFrame(fd, reply); });
+  });
+  if (!child.ok()) {
+    out.end = child.status();
+    return out;
+  }
+  std::string received;
+  bool eof = false, timed_out = false;
+  while (!eof) {
+    if (!ReadSome(child->read_fd, After(last, deadline_s), &received, &eof)) {
+      timed_out = true;
+      break;
+    }
+    const size_t before = out.replies.size();
+    TakeFrames(&received, &out.replies);
+    for (size_t k = before; k < out.replies.size(); ++k) {
+      const Clock::time_point now = Clock::now();
+      out.reply_wall_s.push_back(std::chrono::duration<double>(now - last).count());
+      last = now;
+    }
+  }
+  close(child->read_fd);
+  if (timed_out || !WaitForExit(child->pid, After(last, deadline_s))) {
+    KillGroupAndReap(child->pid);
+    out.tail_wall_s = SecondsSince(last);
+    out.end = absl::DeadlineExceededError(
         absl::StrCat("no result after ", deadline_s, " s; child killed"));
     return out;
   }
-  const int status = KillGroupAndReap(pid);
-  out.wall_s = SecondsSince(start);
-
+  const int status = KillGroupAndReap(child->pid);
+  out.tail_wall_s = SecondsSince(last);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    out.payload = ExitStatusError(status);
-    return out;
-  }
-  uint64_t size = 0;
-  if (received.size() < sizeof(size)) {
-    out.payload = absl::InternalError(
+    out.end = ExitStatusError(status);
+  } else if (!received.empty()) {
+    out.end = absl::InternalError(
         absl::StrCat("short reply (", received.size(), " bytes) from the child"));
-    return out;
   }
-  std::memcpy(&size, received.data(), sizeof(size));
-  if (received.size() - sizeof(size) != size) {
-    out.payload = absl::InternalError(absl::StrCat("garbled reply: ", size,
-                                                   " bytes announced, ",
-                                                   received.size() - sizeof(size), " received"));
-    return out;
+  return out;
+}
+
+SandboxReply RunInSandbox(const std::function<std::string()>& body, double deadline_s) {
+  SandboxStream stream = RunInSandboxStreaming(
+      [&](const SandboxEmit& emit) { emit(body()); }, deadline_s);
+  SandboxReply out;
+  out.wall_s = stream.tail_wall_s;
+  for (double s : stream.reply_wall_s) out.wall_s += s;
+  if (!stream.end.ok()) {
+    out.payload = stream.end;
+  } else if (stream.replies.size() != 1) {
+    out.payload = absl::InternalError(
+        absl::StrCat("child exited with status 0 without a reply"));
+  } else {
+    out.payload = std::move(stream.replies[0]);
   }
-  out.payload = received.substr(sizeof(size));
   return out;
 }
 

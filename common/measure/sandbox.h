@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -44,6 +45,23 @@ struct SandboxReply {
 // pipe, then _exit(0)s without running atexit handlers or destructors. The
 // parent reads the reply with poll() until `deadline_s` passes.
 SandboxReply RunInSandbox(const std::function<std::string()>& body, double deadline_s);
+
+// A child that sends a reply per finished item (a batch of runs that share
+// one expensive set-up, such as a CUDA context): `body` calls emit once per
+// item. Each reply must arrive within `deadline_s` of the previous one (of
+// the fork, for the first).
+using SandboxEmit = std::function<void(const std::string&)>;
+struct SandboxStream {
+  std::vector<std::string> replies;  // complete replies, in order
+  std::vector<double> reply_wall_s;  // seconds from the previous reply (or the fork) to each
+  // OK when the child exited with status 0 after its last reply; otherwise
+  // what RunInSandbox would report (DeadlineExceeded, Internal for a
+  // signal, an exit status or a reply cut short, FailedPrecondition).
+  absl::Status end;
+  double tail_wall_s = 0;  // from the last reply (or the fork) to the end
+};
+SandboxStream RunInSandboxStreaming(const std::function<void(const SandboxEmit&)>& body,
+                                    double deadline_s);
 
 // "SIGSEGV (Segmentation fault)".
 std::string SignalDescription(int signal);

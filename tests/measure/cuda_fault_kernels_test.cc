@@ -76,10 +76,16 @@ class CudaFaultKernelsTest : public ::testing::Test {
     options_.run_timeout_s = 8;
   }
 
-  // Runs the kernel with `statement` planted at the top of its body ("" runs
-  // it as generated). `$out` in the statement names the output parameter.
-  RunOutcome RunWith(std::string statement) {
-    CudaModuleSource module = module_;
+  // The module with `statement` planted at the top of the kernel's body (""
+  // leaves it as generated) and its PTX. `$out` in the statement names the
+  // output parameter.
+  struct Planted {
+    CudaModuleSource module;
+    std::string ptx;
+  };
+  Planted Plant(std::string statement) {
+    Planted planted{module_, ""};
+    CudaModuleSource& module = planted.module;
     const std::string& kernel = module.kernels[0].name;
     const std::string out = OutputParameter(module.source, kernel);
     for (size_t at = statement.find("$out"); at != std::string::npos; at = statement.find("$out")) {
@@ -89,12 +95,22 @@ class CudaFaultKernelsTest : public ::testing::Test {
     module.source.insert(body + 1, "\n  " + statement + "\n");
     auto compiled = CompileCudaSandboxed(module, "compute_80", 60);
     EXPECT_TRUE(compiled.ok()) << compiled.status();
-    if (!compiled.ok()) return RunOutcome::Failure(MeasureError::kBuildError, "build", "");
-    RunOutcome outcome =
-        RunCudaModuleSandboxed(program_, module, compiled->ptx, inputs_, expected_, options_);
+    if (compiled.ok()) planted.ptx = compiled->ptx;
+    return planted;
+  }
+
+  static void Print(const std::string& statement, const RunOutcome& outcome) {
     std::cout << (statement.empty() ? "(as generated)" : statement) << "\n  -> "
               << MeasureErrorName(outcome.error) << " [" << outcome.phase << "] "
               << outcome.message.substr(0, 160) << "  (" << outcome.wall_s << " s)\n";
+  }
+
+  RunOutcome RunWith(const std::string& statement) {
+    Planted planted = Plant(statement);
+    if (planted.ptx.empty()) return RunOutcome::Failure(MeasureError::kBuildError, "build", "");
+    RunOutcome outcome = RunCudaModuleSandboxed(program_, planted.module, planted.ptx, inputs_,
+                                                expected_, options_);
+    Print(statement, outcome);
     return outcome;
   }
 
@@ -151,6 +167,62 @@ TEST_F(CudaFaultKernelsTest, TheDeviceStillWorksAfterAFault) {
   RunWith("asm volatile(\"trap;\");");
   RunOutcome outcome = RunWith("");
   EXPECT_EQ(outcome.error, MeasureError::kNone) << outcome.message;
+}
+
+// One batch mixing good kernels with faults: every item gets its own class,
+// in order, and the good ones after a fault still run (a fresh child takes
+// over after a launch failure or a hang).
+TEST_F(CudaFaultKernelsTest, ABatchSurvivesItsFaults) {
+  const std::vector<std::string> statements = {
+      "", "asm volatile(\"trap;\");", "", "for (;;) __nanosleep(1000);", "return;", ""};
+  const std::vector<MeasureError> want = {MeasureError::kNone,       MeasureError::kRunError,
+                                          MeasureError::kNone,       MeasureError::kRunTimeout,
+                                          MeasureError::kWrongResult, MeasureError::kNone};
+  std::vector<Planted> planted;
+  for (const std::string& s : statements) planted.push_back(Plant(s));
+  std::vector<CudaRunItem> items;
+  for (const Planted& p : planted) {
+    items.push_back(CudaRunItem{&program_, &p.module, &p.ptx, &inputs_, &expected_});
+  }
+  const std::vector<RunOutcome> outcomes = RunCudaModulesSandboxed(items, options_);
+  ASSERT_EQ(outcomes.size(), items.size());
+  for (size_t k = 0; k < outcomes.size(); ++k) {
+    Print(statements[k], outcomes[k]);
+    EXPECT_EQ(outcomes[k].error, want[k]) << k << ": " << outcomes[k].message;
+  }
+  // Item 2 ran in the child that replaced the trapped one and paid CUDA's
+  // start-up; item 5 ran in the same child as item 4 and did not.
+  std::cout << "item 2 (fresh child): " << outcomes[2].wall_s
+            << " s, item 5 (child reused): " << outcomes[5].wall_s << " s\n";
+}
+
+// Without a GPU every item of a batch is the same clean device error.
+TEST(CudaBatchWithoutGpuTest, EveryItemIsADeviceError) {
+  if (ProbeCudaDevice().error == MeasureError::kNone) GTEST_SKIP() << "this host has a CUDA GPU";
+  auto profile = GetDeviceProfile("a100");
+  ASSERT_TRUE(profile.ok());
+  auto dag = std::make_shared<const ComputeDag>(*BuildOperator("dense:M=16,K=16,N=16"));
+  auto sketches = GenerateSketches(dag, *profile);
+  ASSERT_TRUE(sketches.ok());
+  Rng rng(1);
+  std::vector<State> states = SampleInitPopulation(*sketches, *profile, 1, rng);
+  ASSERT_FALSE(states.empty());
+  auto program = Lower(states[0], *profile);
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto module = GenerateCudaSource(*program, *profile);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string ptx = "not loaded";
+  const std::vector<Tensor> inputs = RandomInputs(*dag, 1);
+  auto expected = RunReference(*dag, inputs);
+  ASSERT_TRUE(expected.ok());
+  const CudaRunItem item{&*program, &*module, &ptx, &inputs, &*expected};
+  MeasureOptions options;
+  const std::vector<RunOutcome> outcomes = RunCudaModulesSandboxed({item, item, item}, options);
+  ASSERT_EQ(outcomes.size(), 3u);
+  for (const RunOutcome& o : outcomes) {
+    EXPECT_EQ(o.error, MeasureError::kDeviceError) << o.message;
+    EXPECT_NE(o.message.find("CUDA"), std::string::npos) << o.message;
+  }
 }
 
 }  // namespace

@@ -63,6 +63,54 @@ TEST(SandboxTest, ExitWithoutReplyIsAnError) {
   EXPECT_NE(reply.payload.status().message().find("status 3"), absl::string_view::npos);
 }
 
+TEST(SandboxStreamTest, RepliesArriveInOrderAndTheEndIsClean) {
+  SandboxStream stream = RunInSandboxStreaming(
+      [](const SandboxEmit& emit) {
+        emit("one");
+        emit(std::string(200000, 'x'));  // larger than a pipe buffer
+        emit("");
+      },
+      10);
+  EXPECT_TRUE(stream.end.ok()) << stream.end;
+  ASSERT_EQ(stream.replies.size(), 3u);
+  EXPECT_EQ(stream.replies[0], "one");
+  EXPECT_EQ(stream.replies[1].size(), 200000u);
+  EXPECT_EQ(stream.replies[2], "");
+  EXPECT_EQ(stream.reply_wall_s.size(), 3u);
+}
+
+TEST(SandboxStreamTest, CrashAfterTwoRepliesKeepsThemAndNamesTheSignal) {
+  SandboxStream stream = RunInSandboxStreaming(
+      [](const SandboxEmit& emit) {
+        emit("a");
+        emit("b");
+        raise(SIGSEGV);
+      },
+      10);
+  ASSERT_EQ(stream.replies.size(), 2u);
+  EXPECT_EQ(stream.replies[1], "b");
+  ASSERT_TRUE(absl::IsInternal(stream.end)) << stream.end;
+  EXPECT_NE(stream.end.message().find("SIGSEGV"), absl::string_view::npos) << stream.end;
+}
+
+TEST(SandboxStreamTest, TheDeadlineCountsFromTheLastReply) {
+  // Four replies 0.2 s apart under a 0.5 s deadline: 0.8 s in all, more
+  // than the deadline, yet no gap exceeds it. Then a hang: killed.
+  SandboxStream stream = RunInSandboxStreaming(
+      [](const SandboxEmit& emit) {
+        for (int i = 0; i < 4; ++i) {
+          usleep(200000);
+          emit("tick");
+        }
+        for (;;) pause();
+      },
+      0.5);
+  EXPECT_EQ(stream.replies.size(), 4u);
+  EXPECT_TRUE(absl::IsDeadlineExceeded(stream.end)) << stream.end;
+  EXPECT_GE(stream.tail_wall_s, 0.5);
+  EXPECT_LT(stream.tail_wall_s, 5);
+}
+
 TEST(GuardedBufferTest, AlignedFlushAgainstTheEndWithCanaries) {
   for (int64_t n : {0, 1, 35, 1024, 4096 / 4, 100000}) {
     auto b = GuardedBuffer::Allocate(n);
