@@ -68,15 +68,20 @@ absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(State* state, int stage,
 absl::StatusOr<int> ApplyFollowTiling(State* state, int consumer,
                                       const std::vector<int>& spatial_split_steps, int level) {
   const Stage& c = state->stage(consumer);
-  if (c.iters.size() != spatial_split_steps.size()) {
+  const size_t num_follow = spatial_split_steps.size();
+  bool trailing_reduce = c.iters.size() >= num_follow;
+  for (size_t k = num_follow; trailing_reduce && k < c.iters.size(); ++k) {
+    trailing_reduce = c.iter_kind(static_cast<int>(k)) == IterKind::kReduce;
+  }
+  if (!trailing_reduce) {
     return absl::FailedPreconditionError(
         absl::StrCat("stage '", c.op->name, "' has ", c.iters.size(), " loops but the producer ",
-                     spatial_split_steps.size(), " spatial splits"));
+                     num_follow, " spatial splits (only reduce loops may be left over)"));
   }
   std::vector<std::vector<int>> levels(level + 1);
   std::vector<int> original_nodes;
   for (const Iterator& it : c.iters) original_nodes.push_back(it.node);
-  for (size_t k = 0; k < original_nodes.size(); ++k) {
+  for (size_t k = 0; k < num_follow; ++k) {
     const int index = state->stage(consumer).IterIndexOfNode(original_nodes[k]);
     if (absl::Status st =
             state->Apply(FollowSplitStep(consumer, index, spatial_split_steps[k], level));
@@ -86,10 +91,15 @@ absl::StatusOr<int> ApplyFollowTiling(State* state, int consumer,
     const std::vector<int>& outs = state->stage(consumer).relations.back().outputs;
     for (int i = 0; i <= level; ++i) levels[i].push_back(outs[i]);
   }
+  // The consumer's own reduction (the sum over rfactor partials) runs
+  // innermost, inside the last level.
+  for (size_t k = num_follow; k < original_nodes.size(); ++k) {
+    levels[level].push_back(original_nodes[k]);
+  }
   std::vector<int> order;
   for (const auto& l : levels) order.insert(order.end(), l.begin(), l.end());
   if (absl::Status st = ReorderByNodes(state, consumer, order); !st.ok()) return st;
-  return level * static_cast<int>(original_nodes.size()) - 1;
+  return level * static_cast<int>(num_follow) - 1;
 }
 
 }  // namespace pruner

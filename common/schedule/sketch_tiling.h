@@ -20,11 +20,12 @@ namespace pruner {
 absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(State* state, int stage,
                                                        std::string_view structure);
 
-// Tiles the all-spatial loops of `consumer` like its producer's first
-// `level` spatial tile levels (one FSP per loop, following
-// `spatial_split_steps` in order), reorders level by level and returns the
-// loop index that closes tile level `level`, where the producer is then
-// computed (tiling with fusion).
+// Tiles the leading loops of `consumer` like its producer's first `level`
+// spatial tile levels (one FSP per loop, following `spatial_split_steps` in
+// order), reorders level by level and returns the loop index that closes
+// tile level `level`, where the producer is then computed (tiling with
+// fusion). Consumer loops beyond the splits must be reduce loops (the sum
+// over an rfactor stage's partials); they stay innermost.
 absl::StatusOr<int> ApplyFollowTiling(State* state, int consumer,
                                       const std::vector<int>& spatial_split_steps, int level);
 

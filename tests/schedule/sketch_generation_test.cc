@@ -44,18 +44,19 @@ const Stage* FindStage(const Sketch& sketch, const std::string& name) {
 // - a CPU stage whose operands are contiguous only along the reduction
 //   (dense's [N,K] weights, batch_matmul with transpose_b): the 3 tiled
 //   sketches, rfactor of the outer part, and rfactor of the inner part
-//   with the ".rf" stage tiled in the 3 ways (7).
+//   with the ".rf" stage tiled and computed inside a tile of the final sum
+//   at fusion level 1 or 2 (6).
 TEST(SketchGeneration, CountsPerOperator) {
   const std::vector<std::tuple<std::string, int, int>> cases = {
       {"matmul:M=24,K=36,N=20", 3, 1},
-      {"dense:M=17,K=40,N=24,bias=1,act=relu", 7, 1},
-      {"dense:M=16,K=32,N=12,act=gelu", 7, 1},
+      {"dense:M=17,K=40,N=24,bias=1,act=relu", 6, 1},
+      {"dense:M=16,K=32,N=12,act=gelu", 6, 1},
       // GEMV: few outputs, long reduction; the layout rule already gives
       // the CPU the rfactor sketches, GPU adds its rfactor one (64 < 1024
       // outputs fit one block).
-      {"dense:M=1,K=1024,N=64", 7, 2},
+      {"dense:M=1,K=1024,N=64", 6, 2},
       {"batch_matmul:B=3,M=12,K=20,N=10", 3, 1},
-      {"batch_matmul:B=2,M=9,K=16,N=12,transpose_b=1", 7, 1},
+      {"batch_matmul:B=2,M=9,K=16,N=12,transpose_b=1", 6, 1},
       {"conv2d:N=1,C=6,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1", 3, 1},
       {"conv2d:N=1,C=4,H=7,W=11,K=6,R=1,S=7,stride=1,pad_h=0,pad_w=3,bias=1,act=relu", 3, 1},
       {"depthwise_conv2d:N=1,C=6,H=11,W=11,R=3,S=3,stride=2,pad=1", 3, 1},
@@ -158,6 +159,33 @@ TEST(SketchGeneration, Conv2dPaddingIsInlined) {
       }
     }
   }
+}
+
+// Dense with [N,K] weights: the inner rfactor's ".rf" stage (the partial
+// sums across the factored lanes) is computed inside a tile of the final
+// sum, so the partials never leave a tile-sized buffer, and the final sum
+// adds the lanes innermost.
+TEST(SketchGeneration, LayoutDrivenRfactorComputesPartialsInsideTheFinalSum) {
+  auto sketches = GenerateSketches(Build("dense:M=64,K=256,N=48"), TestCpu());
+  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  int fused = 0;
+  for (const Sketch& s : *sketches) {
+    const Stage* rf = FindStage(s, "dense.rf");
+    if (rf == nullptr || rf->compute_at != ComputeAtKind::kIter) continue;
+    ++fused;
+    const Stage& final_sum = s.state.stage(rf->attach_stage);
+    EXPECT_EQ(final_sum.op->name, "dense");
+    // SSRSRS over i, j, lanes and the remaining reduction.
+    EXPECT_EQ(rf->iters.size(), 3 * 4 + 2);
+    EXPECT_EQ(rf->iter_name(static_cast<int>(rf->iters.size()) - 1), "k.1.3");
+    // The final sum: i and j split like the ".rf" stage up to the attach
+    // level, then the lanes as its innermost (reduce) loop.
+    const int last = static_cast<int>(final_sum.iters.size()) - 1;
+    EXPECT_EQ(final_sum.iter_kind(last), IterKind::kReduce);
+    EXPECT_TRUE(s.record.IsMultiLevelTiled(final_sum.op->id));
+    EXPECT_EQ(CountSteps(s, StepKind::kFollowSplit), 2);
+  }
+  EXPECT_EQ(fused, 2);  // fusion levels 1 and 2
 }
 
 TEST(SketchGeneration, SoftmaxGetsRfactorSketches) {
