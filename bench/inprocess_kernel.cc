@@ -23,9 +23,13 @@ AlignedBuffer::AlignedBuffer(int64_t n) : elements(n) {
 AlignedBuffer::~AlignedBuffer() { std::free(data); }
 
 KernelArgs::KernelArgs(const Program& program, const std::vector<Tensor>& inputs) {
+  // Layout-free inputs go in the layout the program chose (transposed
+  // here, untimed, as the library baselines' weight reorders are).
   for (size_t i = 0; i < program.inputs.size(); ++i) {
-    bufs_.emplace_back(inputs[i].num_elements());
-    std::memcpy(bufs_.back().data, inputs[i].data.data(), inputs[i].data.size() * 4);
+    const std::vector<float> data =
+        InputInBufferLayout(program.buffer(program.inputs[i]), inputs[i]).value();
+    bufs_.emplace_back(static_cast<int64_t>(data.size()));
+    std::memcpy(bufs_.back().data, data.data(), data.size() * 4);
   }
   for (int id : program.outputs) {
     bufs_.emplace_back(program.buffer(id).num_elements());

@@ -93,6 +93,24 @@ absl::StatusOr<v1::ExportJobReply> ExportJob(const RecordsStore& store, int64_t 
       entry["num_inputs"] = source->num_inputs;
       entry["num_outputs"] = source->num_outputs;
     }
+    // The kernel's arguments in call order. A layout-free input (weights)
+    // may be stored transposed: "tensor_dims" says which tensor dimension
+    // each stored dimension is; the caller transposes once, before calls.
+    nlohmann::json arguments = nlohmann::json::array();
+    for (const std::vector<int>* ids : {&program->inputs, &program->outputs}) {
+      for (int id : *ids) {
+        const Buffer& b = program->buffer(id);
+        nlohmann::json arg = {{"name", b.name},
+                              {"role", BufferRoleName(b.role)},
+                              {"shape", b.shape}};
+        if (!b.dim_order.empty()) {
+          arg["tensor_dims"] = b.dim_order;
+          arg["tensor_shape"] = b.tensor_shape();
+        }
+        arguments.push_back(std::move(arg));
+      }
+    }
+    entry["arguments"] = std::move(arguments);
     entry["file"] = file->path();
     manifest["kernels"].push_back(entry);
   }

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
 #include "common/codegen/cpu_expr_printer.h"
 #include "common/lower/index_simplify.h"
@@ -292,6 +293,19 @@ absl::StatusOr<CpuKernelSource> GenerateCpuSource(const Program& program,
   }
   absl::StrAppend(&code, body.out(), "}\n\n");
 
+  // Callers must know the layout of each argument: layout-free inputs may
+  // be stored transposed (Buffer::dim_order).
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Buffer& b = program.buffer(params[i]);
+    absl::StrAppend(&code, "// args[", i, "]: ", b.name, " float[", absl::StrJoin(b.shape, "]["),
+                    "]");
+    if (!b.dim_order.empty()) {
+      absl::StrAppend(&code, " holding the tensor's dimensions [",
+                      absl::StrJoin(b.dim_order, ", "),
+                      "] in this order (transpose it once before calling)");
+    }
+    absl::StrAppend(&code, "\n");
+  }
   absl::StrAppend(&code, "extern \"C\" __attribute__((visibility(\"default\"))) int ",
                   source.symbol, "(float* const* args) {\n");
   std::string call_args;

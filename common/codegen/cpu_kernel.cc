@@ -80,13 +80,11 @@ absl::StatusOr<std::vector<Tensor>> RunCpuKernel(const LoadedKernel& kernel,
   std::vector<float*> args;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Buffer& b = program.buffer(program.inputs[i]);
-    if (inputs[i].shape != b.shape) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", b.name, " has shape ",
-                                                     ShapeToString(inputs[i].shape),
-                                                     ", expected ", ShapeToString(b.shape)));
-    }
+    absl::StatusOr<std::vector<float>> data = InputInBufferLayout(b, inputs[i]);
+    if (!data.ok()) return data.status();
     storage.push_back(AllocateAligned(b.num_elements()));
-    std::copy(inputs[i].data.begin(), inputs[i].data.end(), storage.back().get());
+    if (storage.back() == nullptr) return absl::ResourceExhaustedError("cannot allocate kernel arguments");
+    std::copy(data->begin(), data->end(), storage.back().get());
     args.push_back(storage.back().get());
   }
   for (int id : program.outputs) {

@@ -107,7 +107,8 @@ absl::StatusOr<ComputeDag> GroupToDag(const Graph& graph, const FusedGroup& grou
   StageBuilder b;
   std::map<TensorId, int> stage_of;
   for (TensorId in : group.inputs) {
-    stage_of[in] = b.Placeholder(IdentifierFor(graph.tensor(in).name), graph.tensor(in).shape);
+    stage_of[in] = b.Placeholder(IdentifierFor(graph.tensor(in).name), graph.tensor(in).shape,
+                                 graph.tensor(in).kind == TensorKind::kWeight);
   }
   for (int n : group.nodes) {
     const GraphNode& node = graph.node(n);

@@ -186,13 +186,14 @@ int LayerNormStages(StageBuilder& b, double eps, int x, int gamma, int beta) {
 
 }  // namespace
 
-int StageBuilder::Placeholder(std::string name, std::vector<int64_t> shape) {
+int StageBuilder::Placeholder(std::string name, std::vector<int64_t> shape, bool layout_free) {
   auto op = std::make_shared<Op>();
   op->id = static_cast<int>(ops_.size());
   op->name = std::move(name);
   op->kind = OpKind::kPlaceholder;
   op->dtype = DType::kFloat32;
   op->shape = std::move(shape);
+  if (layout_free) op->attrs[kLayoutFreeAttr] = "1";
   ops_.push_back(std::move(op));
   return static_cast<int>(ops_.size()) - 1;
 }

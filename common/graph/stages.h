@@ -28,7 +28,8 @@ class StageBuilder {
  public:
   using BodyFn = std::function<Expr(const std::vector<Expr>& vars)>;
 
-  int Placeholder(std::string name, std::vector<int64_t> shape);
+  // layout_free: a weight of the network (Op::is_layout_free).
+  int Placeholder(std::string name, std::vector<int64_t> shape, bool layout_free = false);
   // A stage over `axes` (and `reduce_axes` when reduce != kNone), tagged
   // attrs {"op": tag}. body gets the axis variables, spatial then reduce.
   int Compute(std::string name, std::vector<Axis> axes, std::vector<Axis> reduce_axes,

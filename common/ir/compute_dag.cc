@@ -13,6 +13,11 @@
 #include "common/ir/absl_compat.h"
 
 namespace pruner {
+
+bool Op::is_layout_free() const {
+  auto it = attrs.find(kLayoutFreeAttr);
+  return is_placeholder() && it != attrs.end() && it->second == "1";
+}
 namespace {
 
 enum class DTypeClass { kFloat, kInt, kBool };

@@ -44,12 +44,20 @@ struct Op {
   std::map<std::string, std::string> attrs;
 
   bool is_placeholder() const { return kind == OpKind::kPlaceholder; }
+  // A placeholder whose values are fixed before the kernel runs (a layer's
+  // weights): lowering for CPUs may store it transposed to the order its
+  // loops read it in, the layout transform done once, outside the timing
+  // (TVM's layout_free_placeholders).
+  bool is_layout_free() const;
   int num_axes() const { return static_cast<int>(axes.size() + reduce_axes.size()); }
   int64_t num_elements() const;
   // Variable expression for axis i (spatial first, then reduce).
   Expr axis_var(int i) const;
 };
 using OpRef = std::shared_ptr<const Op>;
+
+// Op::attrs key marking a layout-free placeholder (value "1").
+inline constexpr char kLayoutFreeAttr[] = "layout_free";
 
 // Identity value of a reduction in double precision (0 for sum, -inf for max).
 double ReduceIdentity(ReduceKind kind);

@@ -34,6 +34,16 @@ class DagBuilder {
     return Append(std::move(op));
   }
 
+  // A parameter of the layer (weights, bias, affine scales): constant once
+  // the model is deployed, so the tuner may store it in whatever layout the
+  // schedule reads best (kLayoutFreeAttr).
+  int Weight(std::string name, std::vector<int64_t> shape) {
+    auto op = NewOp(std::move(name), std::move(shape));
+    op->kind = OpKind::kPlaceholder;
+    op->attrs[kLayoutFreeAttr] = "1";
+    return Append(std::move(op));
+  }
+
   // A stage over `axes` (and `reduce_axes` when reduce != kNone). body gets
   // the axis variables, spatial then reduce.
   int Compute(std::string name, std::vector<Axis> axes, std::vector<Axis> reduce_axes,
@@ -232,8 +242,8 @@ absl::StatusOr<ComputeDag> Dense(int64_t batch, int64_t in_features, int64_t out
   }
   DagBuilder b("dense");
   const int a = b.Placeholder("A", {batch, in_features});
-  const int w = b.Placeholder("W", {out_features, in_features});
-  const int bias = options.bias ? b.Placeholder("bias", {out_features}) : -1;
+  const int w = b.Weight("W", {out_features, in_features});
+  const int bias = options.bias ? b.Weight("bias", {out_features}) : -1;
   int out = b.Compute("dense", {{"i", batch}, {"j", out_features}}, {{"k", in_features}},
                       ReduceKind::kSum, "dense", [&](const std::vector<Expr>& v) {
                         return Mul(b.Read(a, {v[0], v[2]}), b.Read(w, {v[1], v[2]}));
@@ -326,8 +336,8 @@ absl::StatusOr<ComputeDag> Conv2dNchw(const Conv2dParams& p) {
 
   DagBuilder b(kOp);
   const int x = b.Placeholder("X", {p.batch, p.in_channels, p.height, p.width});
-  const int w = b.Placeholder("W", {p.out_channels, in_per_group, p.kernel_h, p.kernel_w});
-  const int bias = p.bias ? b.Placeholder("bias", {p.out_channels}) : -1;
+  const int w = b.Weight("W", {p.out_channels, in_per_group, p.kernel_h, p.kernel_w});
+  const int bias = p.bias ? b.Weight("bias", {p.out_channels}) : -1;
   const int padded = PadNchw(b, x, p.pad_h, p.pad_w, 0.0);
 
   std::vector<Axis> reduce_axes;
@@ -446,8 +456,8 @@ absl::StatusOr<ComputeDag> LayerNorm(int64_t rows, int64_t cols, double eps, boo
   }
   DagBuilder b("layer_norm");
   const int x = b.Placeholder("X", {rows, cols});
-  const int gamma = affine ? b.Placeholder("gamma", {cols}) : -1;
-  const int beta = affine ? b.Placeholder("beta", {cols}) : -1;
+  const int gamma = affine ? b.Weight("gamma", {cols}) : -1;
+  const int beta = affine ? b.Weight("beta", {cols}) : -1;
   const std::vector<Axis> row = {{"i", rows}};
   const std::vector<Axis> matrix = {{"i", rows}, {"j", cols}};
   const Expr inv_cols = FloatImm(1.0 / static_cast<double>(cols));

@@ -416,18 +416,9 @@ absl::StatusOr<std::vector<Tensor>> CompiledProgram::Run(const std::vector<Tenso
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Buffer& b = p.buffers[p.inputs[i]];
-    if (inputs[i].shape != b.shape ||
-        static_cast<int64_t>(inputs[i].data.size()) != b.num_elements()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input ", i, " (", b.name, ") has shape ", ShapeToString(inputs[i].shape),
-          " with ", inputs[i].data.size(), " values; expected ", ShapeToString(b.shape)));
-    }
-    if (inputs[i].dtype != b.dtype) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", i, " (", b.name, ") is ",
-                                                     ToAbsl(DTypeName(inputs[i].dtype)),
-                                                     ", expected ", ToAbsl(DTypeName(b.dtype))));
-    }
-    global[b.id] = inputs[i].data;
+    absl::StatusOr<std::vector<float>> data = InputInBufferLayout(b, inputs[i]);
+    if (!data.ok()) return data.status();
+    global[b.id] = *std::move(data);
   }
   for (const Impl::KernelPlan& k : p.kernels) {
     if (absl::Status st = p.RunKernel(k, global); !st.ok()) return st;

@@ -1,5 +1,7 @@
 #include "common/lower/lower.h"
 
+#include "common/lower/layout_order.h"
+
 #include <map>
 #include <optional>
 #include <set>
@@ -103,6 +105,7 @@ class Lowerer {
       if (absl::Status st = FinalizeKernel(program_, &k); !st.ok()) return st;
     }
     if (absl::Status st = CheckProgramLimits(program_, device_); !st.ok()) return st;
+    OrderBufferDimsByLoops(*original_.original_dag(), &program_);
     return std::move(program_);
   }
 

@@ -42,6 +42,46 @@ int64_t Buffer::num_elements() const {
 
 int64_t Buffer::bytes() const { return num_elements() * DTypeBytes(dtype); }
 
+std::vector<int64_t> Buffer::tensor_shape() const {
+  if (dim_order.empty()) return shape;
+  std::vector<int64_t> out(shape.size());
+  for (size_t k = 0; k < dim_order.size(); ++k) out[dim_order[k]] = shape[k];
+  return out;
+}
+
+absl::StatusOr<std::vector<float>> InputInBufferLayout(const Buffer& buffer, const Tensor& t) {
+  const std::vector<int64_t> want = buffer.tensor_shape();
+  if (t.shape != want || static_cast<int64_t>(t.data.size()) != buffer.num_elements()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input ", buffer.name, " has shape ", ShapeToString(t.shape), " with ", t.data.size(),
+        " values; expected ", ShapeToString(want)));
+  }
+  if (t.dtype != buffer.dtype) {
+    return absl::InvalidArgumentError(absl::StrCat("input ", buffer.name, " is ",
+                                                   ToAbsl(DTypeName(t.dtype)), ", expected ",
+                                                   ToAbsl(DTypeName(buffer.dtype))));
+  }
+  if (buffer.dim_order.empty()) return t.data;
+  // Walk the buffer in its own row-major order, reading the tensor element
+  // that each position holds.
+  const std::vector<int64_t> tensor_strides = RowMajorStrides(want);
+  std::vector<int64_t> stride(buffer.shape.size());
+  for (size_t k = 0; k < buffer.shape.size(); ++k) stride[k] = tensor_strides[buffer.dim_order[k]];
+  std::vector<float> out(t.data.size());
+  std::vector<int64_t> index(buffer.shape.size(), 0);
+  int64_t source = 0;
+  for (float& value : out) {
+    value = t.data[source];
+    for (int k = static_cast<int>(index.size()) - 1; k >= 0; --k) {
+      source += stride[k];
+      if (++index[k] < buffer.shape[k]) break;
+      source -= stride[k] * buffer.shape[k];
+      index[k] = 0;
+    }
+  }
+  return out;
+}
+
 std::vector<Expr> GlobalCoordinates(const Buffer& buffer, const std::vector<Expr>& indices) {
   std::vector<Expr> out;
   for (size_t d = 0; d < indices.size(); ++d) {
@@ -234,6 +274,9 @@ std::string Program::ToString() const {
                     ToAbsl(DTypeName(b.dtype)), ShapeString(b.shape), " ", BufferRoleName(b.role));
     if (b.attached) {
       absl::StrAppend(&out, " region_min=[", ExprListString(b.region_min), "]");
+    }
+    if (!b.dim_order.empty()) {
+      absl::StrAppend(&out, " dims=[", absl::StrJoin(b.dim_order, ", "), "]");
     }
     absl::StrAppend(&out, "\n");
   }

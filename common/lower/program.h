@@ -45,6 +45,8 @@
 #include "common/device/device_profile.h"
 #include "common/ir/dtype.h"
 #include "common/ir/expr.h"
+#include "common/ir/tensor.h"
+#include "absl/status/statusor.h"
 
 namespace pruner {
 
@@ -79,8 +81,15 @@ struct Buffer {
   // the loop variables that enclose the buffer's Allocate. All zeros for
   // buffers that hold a whole tensor.
   std::vector<Expr> region_min;
+  // Which tensor dimension each buffer dimension holds, when lowering chose
+  // another order (layout_order.h); empty: the tensor's own order. For an
+  // input, callers pass the tensor as usual and InputInBufferLayout
+  // transposes it.
+  std::vector<int> dim_order;
 
   int64_t num_elements() const;
+  // The shape in the tensor's own dimension order.
+  std::vector<int64_t> tensor_shape() const;
   int64_t bytes() const;
 };
 
@@ -89,6 +98,11 @@ struct Buffer {
 // v change which element of the tensor is touched" should look at these
 // rather than at the tile-local indices (specs/pruner.md §2.1 [REC]).
 std::vector<Expr> GlobalCoordinates(const Buffer& buffer, const std::vector<Expr>& indices);
+
+// The values of input tensor `t` laid out as `buffer` stores them (a copy,
+// transposed when the buffer has a dim_order). Errors when t's shape or
+// dtype is not the buffer's tensor's.
+absl::StatusOr<std::vector<float>> InputInBufferLayout(const Buffer& buffer, const Tensor& t);
 
 // ------------------------------------------------------------- Statements --
 

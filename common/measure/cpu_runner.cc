@@ -62,15 +62,12 @@ absl::StatusOr<KernelArgs> PrepareArgs(const Program& program, const std::vector
     return args.pointers.back();
   };
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Buffer& b = program.buffer(program.inputs[i]);
-    if (inputs[i].shape != b.shape) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", b.name, " has shape ",
-                                                     ShapeToString(inputs[i].shape),
-                                                     ", expected ", ShapeToString(b.shape)));
-    }
+    absl::StatusOr<std::vector<float>> values =
+        InputInBufferLayout(program.buffer(program.inputs[i]), inputs[i]);
+    if (!values.ok()) return values.status();
     auto data = add(program.inputs[i]);
     if (!data.ok()) return data.status();
-    std::copy(inputs[i].data.begin(), inputs[i].data.end(), *data);
+    std::copy(values->begin(), values->end(), *data);
   }
   for (int id : program.outputs) {
     auto data = add(id);

@@ -1,6 +1,7 @@
 // AddCacheWrite, MultiLevelTilingWithFusion and MultiLevelTiling: the rules
 // that give data-reusing stages their tiled loop nests.
 #include <memory>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/schedule/sketch_rules.h"
@@ -29,6 +30,37 @@ int FusibleConsumer(const SketchContext& ctx, const SketchCandidate& in) {
     return -1;
   }
   return target;
+}
+
+// Spatial axes besides the last that a CPU register tile may put innermost
+// (and vectorize): each read of the stage either ignores the axis or is a
+// layout-free input that uses it, which lowering stores in the order of the
+// loops that read it, as it does the cache's own buffer (layout_order.h).
+// conv2d NCHW's output channels qualify: its weights are the only operand
+// they index, and 16 output channels fill an AVX-512 register where the 56
+// output columns of a ResNet layer cannot.
+std::vector<int> AlternativeInnermostAxes(const State& state, int stage) {
+  const Op& op = *state.stage(stage).op;
+  std::vector<int> axes;
+  for (int a = 0; a + 1 < static_cast<int>(op.axes.size()); ++a) {
+    if (op.axes[a].extent <= 1) continue;
+    bool ok = true;
+    bool weight_uses_it = false;
+    VisitExpr(op.body, [&](const ExprNode& n) {
+      if (n.kind != ExprKind::kRead) return;
+      bool uses = false;
+      for (const Expr& index : n.args) uses = uses || UsesVar(index, a);
+      if (!uses) return;
+      const Op* source = state.current_dag().FindTensor(n.id);
+      if (source != nullptr && source->is_layout_free()) {
+        weight_uses_it = true;
+      } else {
+        ok = false;
+      }
+    });
+    if (ok && weight_uses_it) axes.push_back(a);
+  }
+  return axes;
 }
 
 // Computes a tiled stage into a local buffer first, so its accumulation
@@ -82,9 +114,26 @@ class MultiLevelTilingWithFusionRule : public SketchRule {
   }
   absl::StatusOr<std::vector<SketchCandidate>> Apply(const SketchContext& ctx,
                                                      const SketchCandidate& in) const override {
+    std::vector<int> innermost = {-1};  // -1: the structure's own order
+    if (!ctx.is_gpu()) {
+      for (int axis : AlternativeInnermostAxes(in.state, in.stage)) innermost.push_back(axis);
+    }
+    std::vector<SketchCandidate> out;
+    for (int axis : innermost) {
+      auto tiled = TileAndFuse(ctx, in, axis);
+      if (!tiled.ok()) return tiled.status();
+      for (SketchCandidate& c : *tiled) out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+ private:
+  absl::StatusOr<std::vector<SketchCandidate>> TileAndFuse(const SketchContext& ctx,
+                                                           const SketchCandidate& in,
+                                                           int innermost_axis) const {
     const int consumer = FusibleConsumer(ctx, in);
     SketchCandidate base = in;
-    auto splits = ApplyMultiLevelTiling(&base.state, in.stage, ctx.structure());
+    auto splits = ApplyMultiLevelTiling(&base.state, in.stage, ctx.structure(), innermost_axis);
     if (!splits.ok()) return splits.status();
     base.record.tiled[TensorOf(base.state, in.stage)] = *splits;
     const std::vector<int>& levels =
@@ -104,7 +153,12 @@ class MultiLevelTilingWithFusionRule : public SketchRule {
         return st;
       }
       c.record.followers[TensorOf(c.state, consumer)] = *splits;
-      c.record.trace.back() = absl::StrCat(name(), "(level ", level, ")@", in.stage);
+      c.record.trace.back() =
+          innermost_axis < 0
+              ? absl::StrCat(name(), "(level ", level, ")@", in.stage)
+              : absl::StrCat(name(), "(level ", level, ", ",
+                             in.state.stage(in.stage).op->axes[innermost_axis].name,
+                             " innermost)@", in.stage);
       c.stage = in.stage - 1;
       out.push_back(std::move(c));
     }

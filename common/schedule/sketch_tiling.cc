@@ -18,7 +18,8 @@ absl::Status ReorderByNodes(State* state, int stage, const std::vector<int>& nod
 }  // namespace
 
 absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(State* state, int stage,
-                                                       std::string_view structure) {
+                                                       std::string_view structure,
+                                                       int innermost_axis) {
   const int n_space = static_cast<int>(std::count(structure.begin(), structure.end(), 'S'));
   const int n_reduce = static_cast<int>(std::count(structure.begin(), structure.end(), 'R'));
   if (n_space < 1 || n_reduce < 1 ||
@@ -53,6 +54,11 @@ absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(State* state, int stage,
     }
     const std::vector<int>& outs = state->stage(stage).relations.back().outputs;
     for (int i = 0; i < parts; ++i) levels[i].push_back(outs[i]);
+  }
+  std::vector<int>& last_space = space_levels.back();
+  if (innermost_axis >= 0 && innermost_axis < static_cast<int>(last_space.size())) {
+    std::rotate(last_space.begin() + innermost_axis, last_space.begin() + innermost_axis + 1,
+                last_space.end());
   }
   std::vector<int> order;
   int next_space = 0;

@@ -17,8 +17,11 @@ namespace pruner {
 //   i.0 j.0 | i.1 j.1 | k.0 | i.2 j.2 | k.1 | i.3 j.3
 // Returns the ids (indices into state->steps()) of the spatial SP steps, in
 // loop order; the fusion rule and cooperative fetching follow them.
+// innermost_axis >= 0 moves that spatial axis's part of the last spatial
+// level to the end (the loop a CPU vectorizes), e.g. ff.3 after xx.3.
 absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(State* state, int stage,
-                                                       std::string_view structure);
+                                                       std::string_view structure,
+                                                       int innermost_axis = -1);
 
 // Tiles the leading loops of `consumer` like its producer's first `level`
 // spatial tile levels (one FSP per loop, following `spatial_split_steps` in

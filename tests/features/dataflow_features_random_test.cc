@@ -132,7 +132,9 @@ TEST_P(RandomScheduleDataflow, BlocksAreWellFormedAndDeterministic) {
   std::printf("%s %s: pattern in %d of %d lowered schedules\n", c.spec, c.gpu ? "gpu" : "cpu",
               matched, num_lowered);
   if (c.tiled) {
-    EXPECT_GE(matched * 4, num_lowered);
+    // CPU conv2d keeps its padding a stage of its own (root or computed at
+    // a loop of the conv), and fewer of its random schedules stage tiles.
+    EXPECT_GE(matched * 5, num_lowered);
   } else {
     EXPECT_EQ(matched, 0);
   }

@@ -45,7 +45,10 @@ const Stage* FindStage(const Sketch& sketch, const std::string& name) {
 //   (dense's [N,K] weights, batch_matmul with transpose_b): the 3 tiled
 //   sketches, rfactor of the outer part, and rfactor of the inner part
 //   with the ".rf" stage tiled and computed inside a tile of the final sum
-//   at fusion level 1 or 2 (6).
+//   at fusion level 1 or 2 (6);
+// - a CPU stage with a spatial axis that only layout-free inputs index
+//   (conv2d's output channels): its fused sketches again with that axis
+//   innermost in the register tile.
 TEST(SketchGeneration, CountsPerOperator) {
   const std::vector<std::tuple<std::string, int, int>> cases = {
       {"matmul:M=24,K=36,N=20", 3, 1},
@@ -57,8 +60,10 @@ TEST(SketchGeneration, CountsPerOperator) {
       {"dense:M=1,K=1024,N=64", 6, 2},
       {"batch_matmul:B=3,M=12,K=20,N=10", 3, 1},
       {"batch_matmul:B=2,M=9,K=16,N=12,transpose_b=1", 6, 1},
-      {"conv2d:N=1,C=6,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1", 3, 1},
-      {"conv2d:N=1,C=4,H=7,W=11,K=6,R=1,S=7,stride=1,pad_h=0,pad_w=3,bias=1,act=relu", 3, 1},
+      // conv2d on CPU: the fused sketches once more with the output
+      // channels innermost in the register tile (layout-free weights).
+      {"conv2d:N=1,C=6,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1", 5, 1},
+      {"conv2d:N=1,C=4,H=7,W=11,K=6,R=1,S=7,stride=1,pad_h=0,pad_w=3,bias=1,act=relu", 5, 1},
       {"depthwise_conv2d:N=1,C=6,H=11,W=11,R=3,S=3,stride=2,pad=1", 3, 1},
       // 3x3 window: 9 > 8 threads, so CPU rfactors; 9 <= 32 lanes on GPU.
       {"max_pool2d:N=1,C=4,H=9,W=9,kernel=3,stride=2,pad=1", 3, 1},
@@ -141,7 +146,11 @@ TEST(SketchGeneration, GpuMatmulCachesBothInputsInSharedMemory) {
   EXPECT_TRUE(s.record.IsMultiLevelTiled(out->op->id));
 }
 
-TEST(SketchGeneration, Conv2dPaddingIsInlined) {
+// GPU sketches inline the padding (AlwaysInline takes any op without a
+// reduction there); CPU sketches leave it a stage of its own, whose place
+// (root, or at a loop of the conv) annotation chooses, as in TVM: inlined,
+// its bounds check runs before every multiply-add of the register tile.
+TEST(SketchGeneration, Conv2dPaddingIsInlinedOnGpuOnly) {
   for (const DeviceProfile& device : {TestCpu(), TestGpu()}) {
     auto sketches =
         GenerateSketches(Build("conv2d:N=1,C=6,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1"), device);
@@ -149,16 +158,37 @@ TEST(SketchGeneration, Conv2dPaddingIsInlined) {
     for (const Sketch& s : *sketches) {
       const Stage* pad = FindStage(s, "pad");
       ASSERT_NE(pad, nullptr);
-      EXPECT_EQ(pad->compute_at, ComputeAtKind::kInlined) << device.name;
       if (device.IsGpu()) {
+        EXPECT_EQ(pad->compute_at, ComputeAtKind::kInlined) << device.name;
         // The padded input is staged through shared memory (inlined into
         // the cache) like the weights; the raw input is not.
         EXPECT_TRUE(HasStage(s, "pad.shared"));
         EXPECT_TRUE(HasStage(s, "W.shared"));
         EXPECT_FALSE(HasStage(s, "X.shared"));
+      } else {
+        EXPECT_EQ(pad->compute_at, ComputeAtKind::kRoot) << device.name;
       }
     }
   }
+}
+
+// conv2d's output channels index only its weights (layout-free), so the
+// CPU register tile may put them innermost: cache-write sketches come in
+// both orders, and lowering then stores the weights and the accumulator
+// tile with the output channel last.
+TEST(SketchGeneration, Conv2dOutputChannelsMayGoInnermostOnCpu) {
+  auto sketches =
+      GenerateSketches(Build("conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,stride=1,pad=1"), TestCpu());
+  ASSERT_TRUE(sketches.ok());
+  int ff_innermost = 0;
+  for (const Sketch& s : *sketches) {
+    const Stage* local = FindStage(s, "conv2d.local");
+    if (local == nullptr) continue;
+    const std::string last = local->iter_name(static_cast<int>(local->iters.size()) - 1);
+    if (last == "ff.3") ++ff_innermost;
+    else EXPECT_EQ(last, "xx.3");
+  }
+  EXPECT_EQ(ff_innermost, 2);  // fusion levels 1 and 2
 }
 
 // Dense with [N,K] weights: the inner rfactor's ".rf" stage (the partial
