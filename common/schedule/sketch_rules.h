@@ -4,6 +4,7 @@
 #ifndef PRUNER_COMMON_SCHEDULE_SKETCH_RULES_H_
 #define PRUNER_COMMON_SCHEDULE_SKETCH_RULES_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,16 @@ class SketchRule {
 };
 
 using SketchRuleList = std::vector<std::unique_ptr<SketchRule>>;
+
+// Tiling with fusion, shared by the fusion and rfactor rules: for each
+// fusion level of the device (a spatial level of the structure), the
+// consumer follows `followed_splits` (the tiled producer's spatial SP steps
+// it follows) up to that level and the producer is computed inside it.
+// One candidate per level, traced as trace(level), continuing at
+// producer - 1.
+absl::StatusOr<std::vector<SketchCandidate>> FuseIntoConsumerAtLevels(
+    const SketchContext& ctx, const SketchCandidate& tiled, int producer, int consumer,
+    const std::vector<int>& followed_splits, const std::function<std::string(int)>& trace);
 
 // CPU: AlwaysInline, AddRfactor, AddCacheWrite, MultiLevelTilingWithFusion,
 // MultiLevelTiling, SkipStage.

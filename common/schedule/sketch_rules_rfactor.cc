@@ -157,11 +157,10 @@ class CpuRfactorRule : public SketchRule {
  private:
   // The vectorizable inner variant of a layout-driven rfactor of a stage
   // with data reuse (dense): the ".rf" stage (at in.stage) holds all of the
-  // work, so it gets register tiles
-  // whose innermost spatial loop is the factored (contiguous) axis, and it
-  // is computed inside a tile of the final sum (in.stage + 1), which follows
-  // its first `num_spatial` spatial splits at each fusion level and sums
-  // the lanes innermost. The partials then live in a tile-sized buffer; a
+  // work, so it gets register tiles whose innermost spatial loop is the
+  // factored (contiguous) axis, and it is computed inside a tile of the
+  // final sum (in.stage + 1), which follows its first `num_spatial` spatial
+  // splits at each fusion level and sums the lanes innermost. The partials then live in a tile-sized buffer; a
   // root ".rf" stage would write and re-read num_spatial-space x lanes
   // floats (64 MiB for dense 1024^3 with 16 lanes), which held tuned dense
   // kernels at ~0.45 of OpenBLAS.
@@ -172,26 +171,9 @@ class CpuRfactorRule : public SketchRule {
     if (!splits.ok()) return splits.status();
     base.record.tiled[base.state.stage(in.stage).op->id] = *splits;
     const std::vector<int> followed(splits->begin(), splits->begin() + num_spatial);
-    const int final_sum = in.stage + 1;
-    std::vector<SketchCandidate> out;
-    for (int level : ctx.options.cpu_fusion_levels) {
-      if (level < 1 || level > static_cast<int>(ctx.structure().size()) ||
-          ctx.structure()[level - 1] != 'S') {
-        continue;
-      }
-      SketchCandidate c = base;
-      auto attach_iter = ApplyFollowTiling(&c.state, final_sum, followed, level);
-      if (!attach_iter.ok()) return attach_iter.status();
-      if (absl::Status st = c.state.Apply(ComputeAtStep(in.stage, final_sum, *attach_iter));
-          !st.ok()) {
-        return st;
-      }
-      c.record.followers[c.state.stage(final_sum).op->id] = followed;
-      c.record.trace.back() = absl::StrCat("AddRfactor(inner, fused level ", level, ")@", in.stage);
-      c.stage = in.stage - 1;
-      out.push_back(std::move(c));
-    }
-    return out;
+    return FuseIntoConsumerAtLevels(ctx, base, in.stage, in.stage + 1, followed, [&](int level) {
+      return absl::StrCat("AddRfactor(inner, fused level ", level, ")@", in.stage);
+    });
   }
 };
 

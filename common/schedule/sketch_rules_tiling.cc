@@ -1,6 +1,8 @@
 // AddCacheWrite, MultiLevelTilingWithFusion and MultiLevelTiling: the rules
 // that give data-reusing stages their tiled loop nests.
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -136,33 +138,14 @@ class MultiLevelTilingWithFusionRule : public SketchRule {
     auto splits = ApplyMultiLevelTiling(&base.state, in.stage, ctx.structure(), innermost_axis);
     if (!splits.ok()) return splits.status();
     base.record.tiled[TensorOf(base.state, in.stage)] = *splits;
-    const std::vector<int>& levels =
-        ctx.is_gpu() ? ctx.options.gpu_fusion_levels : ctx.options.cpu_fusion_levels;
-    std::vector<SketchCandidate> out;
-    for (int level : levels) {
-      // Only a spatial tile level can be followed.
-      if (level < 1 || level > static_cast<int>(ctx.structure().size()) ||
-          ctx.structure()[level - 1] != 'S') {
-        continue;
-      }
-      SketchCandidate c = base;
-      auto attach_iter = ApplyFollowTiling(&c.state, consumer, *splits, level);
-      if (!attach_iter.ok()) return attach_iter.status();
-      if (absl::Status st = c.state.Apply(ComputeAtStep(in.stage, consumer, *attach_iter));
-          !st.ok()) {
-        return st;
-      }
-      c.record.followers[TensorOf(c.state, consumer)] = *splits;
-      c.record.trace.back() =
-          innermost_axis < 0
-              ? absl::StrCat(name(), "(level ", level, ")@", in.stage)
-              : absl::StrCat(name(), "(level ", level, ", ",
-                             in.state.stage(in.stage).op->axes[innermost_axis].name,
-                             " innermost)@", in.stage);
-      c.stage = in.stage - 1;
-      out.push_back(std::move(c));
-    }
-    return out;
+    const std::string axis_note =
+        innermost_axis < 0
+            ? ""
+            : absl::StrCat(", ", in.state.stage(in.stage).op->axes[innermost_axis].name,
+                           " innermost");
+    return FuseIntoConsumerAtLevels(ctx, base, in.stage, consumer, *splits, [&](int level) {
+      return absl::StrCat(name(), "(level ", level, axis_note, ")@", in.stage);
+    });
   }
 };
 
@@ -191,6 +174,33 @@ class MultiLevelTilingRule : public SketchRule {
 };
 
 }  // namespace
+
+absl::StatusOr<std::vector<SketchCandidate>> FuseIntoConsumerAtLevels(
+    const SketchContext& ctx, const SketchCandidate& tiled, int producer, int consumer,
+    const std::vector<int>& followed_splits, const std::function<std::string(int)>& trace) {
+  const std::vector<int>& levels =
+      ctx.is_gpu() ? ctx.options.gpu_fusion_levels : ctx.options.cpu_fusion_levels;
+  std::vector<SketchCandidate> out;
+  for (int level : levels) {
+    // Only a spatial tile level can be followed.
+    if (level < 1 || level > static_cast<int>(ctx.structure().size()) ||
+        ctx.structure()[level - 1] != 'S') {
+      continue;
+    }
+    SketchCandidate c = tiled;
+    auto attach_iter = ApplyFollowTiling(&c.state, consumer, followed_splits, level);
+    if (!attach_iter.ok()) return attach_iter.status();
+    if (absl::Status st = c.state.Apply(ComputeAtStep(producer, consumer, *attach_iter));
+        !st.ok()) {
+      return st;
+    }
+    c.record.followers[TensorOf(c.state, consumer)] = followed_splits;
+    c.record.trace.back() = trace(level);
+    c.stage = producer - 1;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
 
 std::unique_ptr<SketchRule> MakeAddCacheWriteRule() {
   return std::make_unique<AddCacheWriteRule>();

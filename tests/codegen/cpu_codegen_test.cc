@@ -61,6 +61,30 @@ TEST_F(CpuCodegen, TiledMatmulMatchesReference) {
   EXPECT_TRUE(absl::StrContains(code, "alignas(64) float")) << code;
 }
 
+// conv2d with the output channels innermost and vectorized (8 lanes) in a
+// 6-column register tile: the weights go in transposed ([rc][ry][rx][ff]),
+// and auto-unroll 16 unrolls the 6 columns, since a vectorized loop counts
+// as one step (TVM vectorizes before it unrolls).
+TEST_F(CpuCodegen, Conv2dOutputChannelsInnermostWithTransposedWeights) {
+  Conv2dParams c;
+  c.in_channels = 8;
+  c.height = 6;
+  c.width = 6;
+  c.out_channels = 16;
+  c.kernel_h = c.kernel_w = 3;
+  c.pad_h = c.pad_w = 1;
+  const std::string code = Check(
+      Share(Conv2dNchw(c)),
+      "CHW 3 local; SP 3 0 1 [1,1,1]; SP 3 4 16 [1,1,8]; SP 3 8 6 [1,1,1]; "
+      "SP 3 12 6 [1,1,6]; SP 3 16 8 [1]; SP 3 18 3 [1]; SP 3 20 3 [1]; "
+      "RE 3 [0,4,8,12,1,5,9,13,16,18,20,2,6,10,14,17,19,21,3,11,15,7]; "
+      "FSP 4 0 1 1; FSP 4 2 2 1; FSP 4 4 3 1; FSP 4 6 4 1; RE 4 [0,2,4,6,1,3,5,7]; "
+      "CA 3 4 3; FU 4 [0,1,2,3]; AN 4 0 parallel; PR 3 0 auto_unroll_max_step$16; "
+      "AN 3 21 vectorize");
+  EXPECT_TRUE(absl::StrContains(code, "#pragma GCC unroll 6")) << code;
+  EXPECT_TRUE(absl::StrContains(code, "holding the tensor's dimensions [1, 2, 3, 0]")) << code;
+}
+
 TEST_F(CpuCodegen, NonDivisibleTiledMatmulMatchesReference) {
   const std::string code = Check(Share(Matmul(65, 17, 33)), CpuMatmulSteps(65, 17, 33));
   EXPECT_TRUE(absl::StrContains(code, "if (")) << code;
