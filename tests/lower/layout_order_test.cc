@@ -12,17 +12,11 @@
 namespace pruner {
 namespace {
 
+using testing::FindBuffer;
 using testing::LowerAndCheck;
 using testing::Share;
 using testing::TestCpu;
 using testing::TestGpu;
-
-const Buffer* FindBuffer(const Program& p, const std::string& name) {
-  for (const Buffer& b : p.buffers) {
-    if (b.name == name) return &b;
-  }
-  return nullptr;
-}
 
 std::shared_ptr<const ComputeDag> SmallConv() {
   Conv2dParams p;

@@ -10,17 +10,11 @@
 namespace pruner {
 namespace {
 
+using testing::FindBuffer;
 using testing::LowerAndCheck;
 using testing::Share;
 using testing::TestCpu;
 using testing::TestGpu;
-
-const Buffer* FindBuffer(const Program& p, const std::string& name) {
-  for (const Buffer& b : p.buffers) {
-    if (b.name == name) return &b;
-  }
-  return nullptr;
-}
 
 TEST(LowerChain, ThreeLevelComputeAtChainOnCpu) {
   // Stages after CHW: A, W, bias, dense.local, dense, bias_add, relu.

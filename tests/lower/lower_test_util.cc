@@ -81,6 +81,13 @@ std::string GpuMatmulSteps(int64_t m, int64_t kk, int64_t n, const std::string& 
       "PR 4 0 auto_unroll_max_step$64");
 }
 
+const Buffer* FindBuffer(const Program& program, const std::string& name) {
+  for (const Buffer& b : program.buffers) {
+    if (b.name == name) return &b;
+  }
+  return nullptr;
+}
+
 int CountStmts(const Program& program, StmtKind kind) {
   int n = 0;
   for (const Kernel& k : program.kernels) {

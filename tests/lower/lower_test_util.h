@@ -50,6 +50,9 @@ std::string GpuMatmulSteps(int64_t m, int64_t kk, int64_t n, const std::string& 
 
 // Statements of `kind` in the program, over all kernels.
 int CountStmts(const Program& program, StmtKind kind);
+
+// The program's buffer named `name`, or nullptr.
+const Buffer* FindBuffer(const Program& program, const std::string& name);
 // For loops of `kind`.
 int CountLoops(const Program& program, ForKind kind);
 
