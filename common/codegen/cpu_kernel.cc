@@ -83,7 +83,9 @@ absl::StatusOr<std::vector<Tensor>> RunCpuKernel(const LoadedKernel& kernel,
     absl::StatusOr<std::vector<float>> data = InputInBufferLayout(b, inputs[i]);
     if (!data.ok()) return data.status();
     storage.push_back(AllocateAligned(b.num_elements()));
-    if (storage.back() == nullptr) return absl::ResourceExhaustedError("cannot allocate kernel arguments");
+    if (storage.back() == nullptr) {
+      return absl::ResourceExhaustedError("cannot allocate kernel arguments");
+    }
     std::copy(data->begin(), data->end(), storage.back().get());
     args.push_back(storage.back().get());
   }

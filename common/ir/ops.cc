@@ -28,20 +28,17 @@ class DagBuilder {
  public:
   explicit DagBuilder(absl::string_view op_name) : op_name_(op_name) {}
 
-  int Placeholder(std::string name, std::vector<int64_t> shape) {
+  // layout_free: a parameter of the layer (weights, bias, affine scales),
+  // constant once the model is deployed, so the tuner may store it in
+  // whatever layout the schedule reads best (Op::is_layout_free).
+  int Placeholder(std::string name, std::vector<int64_t> shape, bool layout_free = false) {
     auto op = NewOp(std::move(name), std::move(shape));
     op->kind = OpKind::kPlaceholder;
+    if (layout_free) op->attrs[kLayoutFreeAttr] = "1";
     return Append(std::move(op));
   }
-
-  // A parameter of the layer (weights, bias, affine scales): constant once
-  // the model is deployed, so the tuner may store it in whatever layout the
-  // schedule reads best (kLayoutFreeAttr).
   int Weight(std::string name, std::vector<int64_t> shape) {
-    auto op = NewOp(std::move(name), std::move(shape));
-    op->kind = OpKind::kPlaceholder;
-    op->attrs[kLayoutFreeAttr] = "1";
-    return Append(std::move(op));
+    return Placeholder(std::move(name), std::move(shape), /*layout_free=*/true);
   }
 
   // A stage over `axes` (and `reduce_axes` when reduce != kNone). body gets
