@@ -40,9 +40,9 @@
 #include "bench/inprocess_kernel.h"
 #include "bench/measure_baselines.h"
 #include "common/device/device_profile.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "common/schedule/state.h"
 #include "common/schedule/step.h"
 #ifdef PRUNER_BENCH_HAVE_MEASURE

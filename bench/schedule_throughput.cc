@@ -1,5 +1,5 @@
 // How fast the engine turns a workload into candidate programs. Every search
-// later (random, evolutionary, LSE drafting) is bounded by these rates:
+// (random, evolutionary, LSE drafting) is bounded by these rates:
 // sampling a schedule from a sketch, replaying a stored sentence, and
 // lowering a state to a loop-nest program.
 //
@@ -17,9 +17,9 @@
 #include "common/device/device_profile.h"
 #include "common/ir/ops.h"
 #include "common/lower/lower.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 
 namespace pruner {
 namespace {

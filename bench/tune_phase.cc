@@ -10,7 +10,7 @@
 #include "common/ir/ops.h"
 #include "common/search/search_policy.h"
 #include "common/store/records_store.h"
-#include "common/tune/measurer.h"
+#include "common/measure/measurer.h"
 
 namespace pruner::bench {
 namespace {
@@ -112,13 +112,6 @@ TuningOptions MakeTuningOptions(const TuneSettings& settings) {
   o.trial_budget = settings.trials;
   o.measures_per_round = settings.per_round;
   o.population = settings.population;
-  // Each candidate: one warm-up call, then 3 repeats of at least 20 ms
-  // (one call for the slow early schedules, many for fast ones). Ansor's
-  // number=3 / min_repeat_ms=100 made slow random dense schedules cost
-  // seconds each; the finalists are re-measured at length anyway.
-  o.measure.number = 1;
-  o.measure.repeat = 3;
-  o.measure.min_repeat_ms = 20;
   return o;
 }
 

@@ -1,5 +1,5 @@
 // `pruner pretrain`: trains a PaCM checkpoint from the records a database
-// holds for one device (TenSet-style offline pretraining, specs/pruner.md
+// holds for one device (TenSet-style offline pretraining, ../shared/specs/pruner.md
 // §6.1) and stores it there, so that `moa-pruner` jobs on another device
 // can start from it (`--pretrained-device`).
 #ifndef PRUNER_CLIENT_PRETRAIN_COMMAND_H_

@@ -18,7 +18,7 @@
 #include "common/device/device_profile.h"
 #include "common/device/device_profile_json.h"
 #include "common/ir/ops.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/sketch.h"
 
 namespace pruner {
 namespace {
@@ -159,12 +159,6 @@ int main(int argc, char** argv) {
 
   pruner::TuneCommand tune_command;
   pruner::TuningOptions& topt = tune_command.options;
-  // Tuning-run timing (bench_tune uses the same): one warm-up call, then 3
-  // repeats of at least 20 ms. Ansor's number=3 / min_repeat_ms=100 spends
-  // seconds on every slow early schedule.
-  topt.measure.number = 1;
-  topt.measure.repeat = 3;
-  topt.measure.min_repeat_ms = 20;
   auto* tune = app.add_subcommand("tune", "tune operators or a network on the local CPU, in process");
   tune->add_option("--db", tune_command.db, "records database (created if missing)");
   tune->add_option("--op", tune_command.ops, "operator spec (repeatable), see `pruner ops`");

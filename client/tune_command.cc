@@ -17,7 +17,7 @@
 #include "common/schedule/step.h"
 #include "common/store/records_store.h"
 #include "common/tune/job_tasks.h"
-#include "common/tune/measurer.h"
+#include "common/measure/measurer.h"
 #include "common/tune/tuning_job.h"
 
 namespace pruner {
@@ -117,8 +117,8 @@ int RunTune(const TuneCommand& c) {
     if (device->IsGpu()) {
       return Fail(absl::InvalidArgumentError(absl::StrCat(
           "device ", device->name,
-          ": in-process tuning measures on the local CPU only (GPU workers arrive with the "
-          "service)")));
+          ": in-process tuning measures on the local CPU only (tune for a GPU through the "
+          "service: `pruner submit` to a server with a worker on that GPU)")));
     }
     auto tasks = BuildJobTasks(c.ops, c.network);
     if (!tasks.ok()) return Fail(tasks.status());

@@ -2,7 +2,7 @@
 // that measure them, and the leases between the two. No networking: the
 // gRPC services call it, and so do the unit tests and the load benchmark.
 //
-// Rules (specs/ansor.md §7.6 and §10 list what goes wrong without them):
+// Rules (../shared/specs/ansor.md §7.6 and §10 list what goes wrong without them):
 // - A lease goes only to a worker whose device key equals the batch's target.
 // - The server owns leases. A lease expires when its worker stops
 //   heart-beating for lease_timeout, or when it outlives its hard deadline

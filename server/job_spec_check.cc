@@ -47,11 +47,8 @@ absl::StatusOr<CheckedJob> CheckJobSpec(const v1::JobSpec& spec, const JobLimits
   o.early_stopping = spec.early_stopping();
   o.overlap_search = spec.has_overlap_search() ? spec.overlap_search() : true;
   o.pretrained_device = spec.pretrained_device();
-  MeasureOptions measure_defaults;
-  measure_defaults.number = 1;
-  measure_defaults.repeat = 3;
-  measure_defaults.min_repeat_ms = 20;
-  auto measure = MeasureOptionsFromWire(spec.measure(), measure_defaults);
+  // What the spec leaves unset keeps the tuning defaults.
+  auto measure = MeasureOptionsFromWire(spec.measure(), o.measure);
   if (!measure.ok()) return measure.status();
   o.measure = *measure;
   if (absl::Status st = ValidateTuningOptions(o); !st.ok()) return st;

@@ -30,11 +30,10 @@ struct CheckedJob {
   std::vector<SearchTask> tasks;
 };
 
-// Defaults for what the spec leaves at zero/empty: strategy "ansor-xgb",
-// scheduler "gradient", 64 per round, seed 1, search overlapped with
-// measurement, and the CLI's timing defaults
-// (number 1, repeat 3, min_repeat_ms 20). The trial budget has no default:
-// zero is refused.
+// What the spec leaves at zero/empty keeps TuningOptions' defaults (strategy,
+// scheduler, per round, seed, TrialMeasureOptions' timing), except that
+// search overlaps measurement unless the spec says otherwise. The trial
+// budget has no default: zero is refused.
 absl::StatusOr<CheckedJob> CheckJobSpec(const v1::JobSpec& spec, const JobLimits& limits = {});
 
 }  // namespace pruner

@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-#include "common/tune/measurer.h"
+#include "common/measure/measurer.h"
 #include "server/dispatcher.h"
 
 namespace pruner {

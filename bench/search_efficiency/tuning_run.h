@@ -23,7 +23,7 @@
 #include "common/search/search_counters.h"
 #include "common/search/search_policy.h"
 #include "common/store/records_store.h"
-#include "common/tune/measurer.h"
+#include "common/measure/measurer.h"
 #include "common/tune/tuning_job.h"
 #include "common/tune/tuning_options.h"
 

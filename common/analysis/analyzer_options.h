@@ -1,4 +1,4 @@
-// Switches of the symbol-based analyzer (specs/pruner.md §2.5-§2.6).
+// Switches of the symbol-based analyzer (../shared/specs/pruner.md §2.5-§2.6).
 //
 // The defaults implement the paper's intent (ASPLOS'25 §4.1, Eq. 1): all
 // six penalties, S7 and the memory-side penalties the public code dropped.
@@ -89,7 +89,7 @@ struct AnalyzerOptions {
 
   // The paper's analyzer (the defaults above).
   static AnalyzerOptions Paper() { return AnalyzerOptions(); }
-  // Pruner's public code (specs/pruner.md §2.5), term by term.
+  // Pruner's public code (../shared/specs/pruner.md §2.5), term by term.
   static AnalyzerOptions CodeBehaviour();
   // Table 10's ablations.
   AnalyzerOptions Without(Penalty p) const;

@@ -1,4 +1,4 @@
-// GPU symbols of one store: Pruner's feature_psa.cc rules (specs/pruner.md
+// GPU symbols of one store: Pruner's feature_psa.cc rules (../shared/specs/pruner.md
 // §2.2-§2.3) on our IR, plus what the paper has and the code lacks.
 //
 // At a store, G = blockIdx extents and T = threadIdx extents (the innermost

@@ -37,7 +37,7 @@ absl::StatusOr<MachineParams> ResolveGpu(const DeviceProfile& d) {
   }
   m.peak_gflops = d.peak_gflops;
   m.bandwidth_gbps = d.mem_bandwidth_gbps;
-  // Pruner's PSAModelInternal defaults (specs/pruner.md §1.1).
+  // Pruner's PSAModelInternal defaults (../shared/specs/pruner.md §1.1).
   m.register_capacity = Known(d.reg_cap, 128, "reg_cap", &m.notes);
   m.l1_width = Known(d.warp_size, 32, "warp_size", &m.notes);
   m.l1_units = Known(d.sm_partitions, 4, "sm_partitions", &m.notes);

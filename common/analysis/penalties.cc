@@ -19,7 +19,7 @@
 //            never bind.)
 //   P_l2,m = S7 / (ceil(S7 / sector) * sector)
 // GPU (code, fold_warp_scheduling_into_grid): P_l1,c = 1 and P_l2,c =
-//   peak_pen of specs/pruner.md §2.5; alpha is the code's warp_pen.
+//   peak_pen of ../shared/specs/pruner.md §2.5; alpha is the code's warp_pen.
 //
 // CPU (S4 = vectorized extent, S6 = parallel iterations):
 //   P_l0,c = as on GPUs, over the register window (cpu_symbols.cc)
@@ -59,7 +59,7 @@ double ReusePenalty(const BufferSymbols& row) {
   return 1 / (1 + 1 / reuse);
 }
 
-// The code's peak_pen (specs/pruner.md §2.5).
+// The code's peak_pen (../shared/specs/pruner.md §2.5).
 double CodePeakPenalty(double blocks, double warps, const MachineParams& m) {
   double units, total;
   if (blocks >= m.l2_units) {  // sm_nums x active_blocks_per_sm

@@ -38,7 +38,7 @@ void ForEachStore(const Program& program, const std::function<void(const StoreSi
 
 // Product of the extents of the loops in `loops` that move `group` (whose
 // variable occurs in one of its global-coordinate indices) and that `keep`
-// accepts: the code's LoopProd(I_B, L) (specs/pruner.md §2.3).
+// accepts: the code's LoopProd(I_B, L) (../shared/specs/pruner.md §2.3).
 template <typename Keep>
 double MovingLoopProduct(const StoreAccesses& accesses, const AccessGroup& group,
                          std::span<const LoopInfo> loops, Keep keep) {

@@ -2,7 +2,7 @@
 // penalties of penalties.cc.
 //
 // Choices where the paper (ASPLOS'25 §4.1) and Pruner's public code
-// (specs/pruner.md §2.5-§2.6) differ. The default follows the paper's
+// (../shared/specs/pruner.md §2.5-§2.6) differ. The default follows the paper's
 // intent; AnalyzerOptions::CodeBehaviour() switches every switchable one to
 // the code.
 //

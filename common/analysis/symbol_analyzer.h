@@ -1,5 +1,5 @@
 // The Symbol-based Analyzer of Pruner's Latent Schedule Explorer (paper
-// §4.1, Eq. 1; specs/pruner.md §2): the draft model that estimates a
+// §4.1, Eq. 1; ../shared/specs/pruner.md §2): the draft model that estimates a
 // schedule's latency from hardware-aware symbols and penalties, with no
 // learned parameters, fast enough to score thousands of candidates per
 // search round. GPU programs follow the paper (the public code behind a

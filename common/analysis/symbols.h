@@ -1,5 +1,5 @@
 // The hardware-aware symbols of the Pruner paper (Table 2, S1-S8), one row
-// per buffer the lowered program writes (specs/pruner.md §2.3-§2.4).
+// per buffer the lowered program writes (../shared/specs/pruner.md §2.3-§2.4).
 //
 // A row holds the symbols of the last store to its buffer: the init and the
 // update of an accumulator share a row and the update wins, so the init's
@@ -27,7 +27,7 @@
 
 namespace pruner {
 
-// Which branch of specs/pruner.md §2.3 produced the row.
+// Which branch of ../shared/specs/pruner.md §2.3 produced the row.
 enum class RowKind : uint8_t {
   kCompute,     // the store does float arithmetic
   kSharedLoad,  // GPU: a copy into shared memory (global -> shared traffic)

@@ -5,7 +5,7 @@
 
 // Sources:
 //  [P]  Pruner's analyzer table (`psamodel_params` in task_scheduler.py, see
-//       specs/pruner.md §1.2). Where it has a device, its peak_gflops and
+//       ../shared/specs/pruner.md §1.2). Where it has a device, its peak_gflops and
 //       mem_bandwidth_gbps win, so our analyzer reproduces Pruner's scores.
 //  [DS] NVIDIA datasheets / architecture whitepapers (A100, H100, Titan V,
 //       Jetson AGX Orin technical brief).

@@ -1,4 +1,4 @@
-// Group 2 (specs/ansor.md §5.4): the 18 values of each buffer a store
+// Group 2 (../shared/specs/ansor.md §5.4): the 18 values of each buffer a store
 // touches, then the sort that keeps five of them.
 #ifndef PRUNER_COMMON_FEATURES_ACCESS_FEATURES_H_
 #define PRUNER_COMMON_FEATURES_ACCESS_FEATURES_H_

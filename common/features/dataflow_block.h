@@ -1,4 +1,4 @@
-// One PaCM data-movement block (specs/pruner.md §4.2, §4.4): one access of
+// One PaCM data-movement block (../shared/specs/pruner.md §4.2, §4.4): one access of
 // one buffer by one statement, described by the statement's float work, the
 // buffer's memory level, and Ansor's group-2 quantities of the access.
 #ifndef PRUNER_COMMON_FEATURES_DATAFLOW_BLOCK_H_
@@ -16,7 +16,7 @@ namespace pruner {
 inline constexpr int kDataflowBlockWidth = 23;
 using DataflowBlock = std::array<float, kDataflowBlockWidth>;
 
-// Column indices of a block, in the exact order of specs/pruner.md §4.4.
+// Column indices of a block, in the exact order of ../shared/specs/pruner.md §4.4.
 // Columns [kAccRead, kAllocSize) are a group-2 slot of the statement row
 // (feature_columns.h kAccRead..kStride), shifted by kAccRead.
 namespace dataflow_columns {

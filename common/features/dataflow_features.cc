@@ -1,4 +1,4 @@
-// PaCM's temporal dataflow features (specs/pruner.md §4.2-§4.4) on our
+// PaCM's temporal dataflow features (../shared/specs/pruner.md §4.2-§4.4) on our
 // lowered loop-nest program. The walk is the statement features' walk
 // (feature_extractor.cc), observed store by store; the recognition of the
 // pattern is in tiling_pattern.cc, the 23 values of a block in
@@ -23,7 +23,7 @@
 //   of its programs lose their blocks by accident. We use the order that
 //   map yields in the common case, by rule: the buffers read, in reverse
 //   order of first appearance in the statement, then the written buffer
-//   (specs/pruner.md §4.3 [REC]). The canonical GEMM then reads
+//   (../shared/specs/pruner.md §4.3 [REC]). The canonical GEMM then reads
 //   "2" "01" "01" "112" "20" and its blocks are
 //   [C.local W, A R, A.shared W, B R, B.shared W, B.shared R, A.shared R,
 //   C.local RW], exactly as in Pruner when its map behaves.
@@ -35,7 +35,7 @@
 //   reduce_ratio (innermost extent), n_continuous (last buffer's region)
 //   and unique_bytes (first record at the outermost loop, possibly another
 //   statement's) are fixed there, hence here too, although
-//   specs/pruner.md §9.9 lists them as what Pruner's blocks contain.
+//   ../shared/specs/pruner.md §9.9 lists them as what Pruner's blocks contain.
 //   outer_prod counts thread and vthread pseudo-loops, as §4.1 asks, with a
 //   cooperative fetch's inner thread binding counted once (see
 //   statement_features.cc).

@@ -1,5 +1,5 @@
 // PaCM's temporal dataflow features (Pruner, ASPLOS'25 §4.2;
-// specs/pruner.md §4.1-§4.4): the 8 data-movement blocks of a program's
+// ../shared/specs/pruner.md §4.1-§4.4): the 8 data-movement blocks of a program's
 // multi-level tiling pattern, 23 values each, read from the lowered
 // program. What we copy from Pruner's feature_pam.cc and what we change is
 // written at the top of dataflow_features.cc.

@@ -1,4 +1,4 @@
-// Column indices of the 164-value statement feature row (specs/ansor.md
+// Column indices of the 164-value statement feature row (../shared/specs/ansor.md
 // §5.4), so that tests, models and debugging tools name columns instead of
 // counting. The order is TVM's GetPerStoreFeatureName order; the names are
 // in statement_feature_names.cc.

@@ -1,4 +1,4 @@
-// Group 3 (specs/ansor.md §5.4): the arithmetic-intensity curve of a store.
+// Group 3 (../shared/specs/ansor.md §5.4): the arithmetic-intensity curve of a store.
 #ifndef PRUNER_COMMON_FEATURES_INTENSITY_CURVE_H_
 #define PRUNER_COMMON_FEATURES_INTENSITY_CURVE_H_
 

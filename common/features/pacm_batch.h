@@ -1,5 +1,5 @@
 // PaCM inputs of many programs as flat arrays, in the layout a model's
-// tensors take, and the per-column normalisation of specs/pruner.md §4.6.
+// tensors take, and the per-column normalisation of ../shared/specs/pruner.md §4.6.
 // Plain data: the model library wraps these buffers in tensors without
 // this library knowing about any tensor type.
 #ifndef PRUNER_COMMON_FEATURES_PACM_BATCH_H_

@@ -1,4 +1,4 @@
-// Everything PaCM reads of one program (specs/pruner.md §4.1): the statement
+// Everything PaCM reads of one program (../shared/specs/pruner.md §4.1): the statement
 // rows with the task's workload tag, and the dataflow blocks.
 //
 // The statement rows are the existing 164-value Ansor rows: they already

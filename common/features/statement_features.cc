@@ -1,4 +1,4 @@
-// Ansor's 164 per-statement features (specs/ansor.md §5.4) on our lowered
+// Ansor's 164 per-statement features (../shared/specs/ansor.md §5.4) on our lowered
 // loop-nest program. The walk lives in feature_extractor.cc; the analyses
 // in op_counts.cc (group 1 counts), store_accesses.cc (accesses and their
 // index terms), touch_regions.cc (regions per loop level), access_features.cc
@@ -49,7 +49,7 @@
 //   outer_prod. Index arithmetic inside reads counts as int ops (TVM does
 //   too); ours is on tile-relative indices, as the generated code computes.
 // - Regions and "does loop v index the buffer" use global coordinates
-//   (index + region_min, specs/pruner.md §2.1 [REC]), as TVM's global
+//   (index + region_min, ../shared/specs/pruner.md §2.1 [REC]), as TVM's global
 //   indices do; strides and contiguity use the buffer's allocated shape, the
 //   layout the code really has, and a dimension counts as fully covered
 //   when the region spans at least its allocated extent.

@@ -1,4 +1,4 @@
-// Ansor's 164 per-statement features (specs/ansor.md §5.4), read from our
+// Ansor's 164 per-statement features (../shared/specs/ansor.md §5.4), read from our
 // lowered loop-nest program (common/lower/program.h).
 //
 // A program yields one row per buffer it stores to (init and update stores of

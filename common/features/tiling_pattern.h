@@ -1,4 +1,4 @@
-// Recognition of the multi-level tiling pattern (specs/pruner.md §4.3):
+// Recognition of the multi-level tiling pattern (../shared/specs/pruner.md §4.3):
 // every access of every store becomes one digit of its buffer's memory
 // level, in a fixed order, and the pattern is the first occurrence of
 //   "2"   init of the local accumulator           C.local = 0

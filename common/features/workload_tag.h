@@ -1,4 +1,4 @@
-// PaCM's 10-value workload tag (specs/pruner.md §4.5), appended to every
+// PaCM's 10-value workload tag (../shared/specs/pruner.md §4.5), appended to every
 // statement row of a task. Pruner sets each of its first nine entries when
 // TVM's compute-DAG text contains a substring ("max", "min", "add",
 // "Conv2dOutput", "conv2d_winograd", "DepthwiseConv2d", "dense", "softmax",

@@ -1,5 +1,5 @@
 // Task extraction: the tuning tasks of a network, as Ansor's extract_tasks
-// returns them (specs/ansor.md §9.1): one task per distinct fused subgraph,
+// returns them (../shared/specs/ansor.md §9.1): one task per distinct fused subgraph,
 // weighted by how many times the network runs it.
 #ifndef PRUNER_COMMON_GRAPH_TASKS_H_
 #define PRUNER_COMMON_GRAPH_TASKS_H_

@@ -86,7 +86,7 @@ class ComputeDag {
   std::vector<int> Consumers(int index) const;
   std::vector<int> Producers(int index) const;
 
-  // Floating-point operations of the whole DAG, counted as in specs/ansor.md §1.1.
+  // Floating-point operations of the whole DAG, counted as in ../shared/specs/ansor.md §1.1.
   // Per element of a compute op: each arithmetic, compare or logical node
   // whose operands have the output's dtype class (float, int or bool) counts
   // 1; reads (with their indices), vars, constants and casts count 0; a

@@ -96,7 +96,7 @@ struct Buffer {
 // Global tensor coordinates of an access to `buffer` at buffer-relative
 // `indices`: indices + region_min, simplified. Analyses that ask "does loop
 // v change which element of the tensor is touched" should look at these
-// rather than at the tile-local indices (specs/pruner.md §2.1 [REC]).
+// rather than at the tile-local indices (../shared/specs/pruner.md §2.1 [REC]).
 std::vector<Expr> GlobalCoordinates(const Buffer& buffer, const std::vector<Expr>& indices);
 
 // The values of input tensor `t` laid out as `buffer` stores them (a copy,

@@ -19,6 +19,17 @@ std::string_view MeasureErrorName(MeasureError error) {
   return "unknown";
 }
 
+std::optional<MeasureError> ParseMeasureErrorName(std::string_view name) {
+  // Walks the enum through MeasureErrorName itself, so a class appended to
+  // MeasureError parses as soon as it has a name; "unknown" marks the end.
+  for (int i = 0;; ++i) {
+    const auto error = static_cast<MeasureError>(i);
+    const std::string_view candidate = MeasureErrorName(error);
+    if (candidate == "unknown") return std::nullopt;
+    if (candidate == name) return error;
+  }
+}
+
 std::string MeasureResult::Describe() const {
   if (ok()) {
     return absl::StrCat("ok: mean ", mean_s * 1e6, " us over ", repeat_costs_s.size(),

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,10 @@ enum class MeasureError {
 // "none", "invalid schedule", "build error", "build timeout", "run error",
 // "run timeout", "wrong result", "device error".
 std::string_view MeasureErrorName(MeasureError error);
+// The inverse, for records that store the class by name (so the database
+// reads well and does not depend on the enum's numbering): std::nullopt for
+// any other text.
+std::optional<MeasureError> ParseMeasureErrorName(std::string_view name);
 
 struct MeasureInput {
   std::shared_ptr<const ComputeDag> dag;

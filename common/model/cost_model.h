@@ -1,5 +1,5 @@
 // Cost models score candidate schedules so that the search measures only the
-// promising ones (specs/ansor.md §5.1). Higher scores are better; a state the
+// promising ones (../shared/specs/ansor.md §5.1). Higher scores are better; a state the
 // model cannot score (its lowering or feature extraction failed) scores
 // -infinity.
 //

@@ -1,7 +1,7 @@
 // Packs: the learned models' view of a batch of programs.
 //
 // Ansor featurizes a program as one row per buffer-store statement
-// (specs/ansor.md §5.3-5.4), so a program is a "pack" of a variable number of
+// (../shared/specs/ansor.md §5.3-5.4), so a program is a "pack" of a variable number of
 // equally wide rows, and a model maps a pack to one score. PackedRows keeps
 // the rows of many packs in one row-major array (what XGBoost's DMatrix and
 // a torch tensor take without copying row by row) plus the offset where each

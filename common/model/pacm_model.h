@@ -1,4 +1,4 @@
-// PaCM, Pruner's pattern-aware cost model (paper §4.2; specs/pruner.md §5),
+// PaCM, Pruner's pattern-aware cost model (paper §4.2; ../shared/specs/pruner.md §5),
 // as a CostModel named "pacm", with its three ways of learning (§5.4, §6):
 //
 // online (Pruner; the code's `pam`, base_only)

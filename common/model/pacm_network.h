@@ -1,4 +1,4 @@
-// PaCM's network, the Pattern-aware Transformer (paper §4.2; specs/pruner.md
+// PaCM's network, the Pattern-aware Transformer (paper §4.2; ../shared/specs/pruner.md
 // §5.1), with its training and inference. This header does not include
 // LibTorch; pacm_network.cc is the only PaCM file that does.
 //
@@ -14,7 +14,7 @@
 // shape, the counts of Pruner's shipped checkpoint. PyTorch's default
 // initialization, as Pruner's (its Xavier init is commented out).
 //
-// BatchNorm at inference (specs/pruner.md §5.5, §9.11). Pruner never calls
+// BatchNorm at inference (../shared/specs/pruner.md §5.5, §9.11). Pruner never calls
 // eval(), so its BatchNorm normalizes every scored batch with that batch's
 // own statistics: a candidate's score depends on which other candidates it
 // was scored with, and a batch of one crashes. We deliberately keep the
@@ -27,7 +27,7 @@
 // mini-batch with its own statistics, as BatchNorm and Pruner do; lists of
 // one program are skipped (no pairs to rank, and BatchNorm needs two).
 //
-// Each network carries the column scales of its inputs (specs/pruner.md
+// Each network carries the column scales of its inputs (../shared/specs/pruner.md
 // §4.6): Train refits them on its training set before training, so a
 // network and the scales it was trained with always travel together.
 //
@@ -63,7 +63,7 @@ struct PaCMNetworkShape {
   friend bool operator==(const PaCMNetworkShape&, const PaCMNetworkShape&) = default;
 };
 
-// Pruner's _fit_a_model (specs/pruner.md §5.3), the schedule's defaults:
+// Pruner's _fit_a_model (../shared/specs/pruner.md §5.3), the schedule's defaults:
 // Adam, lr 7e-4, weight decay 1e-6, lists of 512 programs, gradient-norm
 // clipping at 0.5, up to 50 epochs, early stopping when the smoothed
 // training loss has not improved for 50 // 3 = 16 epochs, the last epoch's
@@ -107,7 +107,7 @@ class PaCMNetwork {
   // depends on its own program only.
   std::vector<double> Score(const PaCMBatch& batch, int num_threads = 0) const;
 
-  // MoA's momentum update (specs/pruner.md §6.2) with this network as the
+  // MoA's momentum update (../shared/specs/pruner.md §6.2) with this network as the
   // Siamese: φ ← m·φ + (1−m)·φ_target for every parameter. BatchNorm's
   // running statistics and the column scales stay this network's own.
   // InvalidArgument if the shapes differ.

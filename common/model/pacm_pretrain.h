@@ -1,4 +1,4 @@
-// Offline pre-training of PaCM from stored records (specs/pruner.md §5.3,
+// Offline pre-training of PaCM from stored records (../shared/specs/pruner.md §5.3,
 // "Offline pre-training"; Pruner's pruner_train_model.py): what MoA's
 // Siamese and offline mode load.
 //

@@ -35,7 +35,7 @@ class PaCMTrainingSet {
   const std::vector<CostRecord>& records() const { return records_; }
 
   // The featurized records among `which` (record indices; every record
-  // when null), in that order. Labels are specs/pruner.md §5.2's: per
+  // when null), in that order. Labels are ../shared/specs/pruner.md §5.2's: per
   // workload, the best cost among *all* records over this record's cost,
   // 0 for failed measurements, so they are rescaled whenever a workload
   // gets a new best.

@@ -1,5 +1,5 @@
 // The training schedule the LibTorch ranking models share (TenSet's, which
-// Pruner keeps; specs/pruner.md §5.3). Plain data, so that option structs
+// Pruner keeps; ../shared/specs/pruner.md §5.3). Plain data, so that option structs
 // can hold it without including LibTorch; the loop that follows it is
 // TrainRanking (torch_rank_training.h).
 #ifndef PRUNER_COMMON_MODEL_RANK_TRAINING_SCHEDULE_H_

@@ -1,5 +1,5 @@
 // Ansor's XGBoost cost model: gradient-boosted trees over the 164 statement
-// features with the pack-sum objective (specs/ansor.md §5.3; the learner is
+// features with the pack-sum objective (../shared/specs/ansor.md §5.3; the learner is
 // xgb_regressor.h, the bookkeeping learned_model.h).
 #ifndef PRUNER_COMMON_MODEL_XGB_MODEL_H_
 #define PRUNER_COMMON_MODEL_XGB_MODEL_H_

@@ -1,4 +1,4 @@
-// Gradient-boosted trees with Ansor's "pack-sum" objective (specs/ansor.md
+// Gradient-boosted trees with Ansor's "pack-sum" objective (../shared/specs/ansor.md
 // §5.3), on XGBoost's C API.
 //
 // Each row (statement) gets a tree-ensemble score and a pack's (program's)

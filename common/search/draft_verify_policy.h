@@ -1,4 +1,4 @@
-// Pruner's draft-then-verify search (paper Algorithm 2; specs/pruner.md
+// Pruner's draft-then-verify search (paper Algorithm 2; ../shared/specs/pruner.md
 // §3.2) as a SearchPolicy. Each Propose is one round:
 //
 //   1. random sample: batches of `population` random schedules from the
@@ -29,14 +29,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/model/cost_model.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "common/search/eps_greedy.h"
 #include "common/search/evolutionary_search.h"
 #include "common/search/measured_states.h"
@@ -44,7 +45,7 @@
 
 namespace pruner {
 
-// Defaults are Pruner's (specs/pruner.md §3.1).
+// Defaults are Pruner's (../shared/specs/pruner.md §3.1).
 struct DraftVerifyOptions {
   double eps_greedy = 0.1;
   int retry_on_empty = 1;
@@ -63,22 +64,6 @@ struct DraftVerifyOptions {
   absl::Status Validate() const;
 };
 
-// What the last round did: how many states each model scored is the
-// paper's overhead argument (the verifier sees hundreds, not thousands).
-struct DraftVerifyRoundStats {
-  int sample = 0;            // distinct random states
-  bool drafted = false;      // a new S_spec this round (else the cached one)
-  int draft = 0;             // |S_spec| used
-  int seeds = 0;             // measured states added to the verify population
-  int random_pool = 0;
-  int best_found = 0;
-  int64_t drafter_scored = 0;   // states the drafter scored this round
-  int64_t verifier_scored = 0;  // states the verifier scored this round
-  double draft_s = 0;
-  double verify_s = 0;
-  PickStats picks;
-};
-
 class DraftVerifySearchPolicy : public SearchPolicy {
  public:
   DraftVerifySearchPolicy(SearchTask task, CostModel* drafter, CostModel* verifier,
@@ -93,7 +78,9 @@ class DraftVerifySearchPolicy : public SearchPolicy {
   void Record(const std::vector<MeasuredState>& results) override;
   SearchCounters Counters() const override { return counters_; }
 
-  const DraftVerifyRoundStats& last_round() const { return last_round_; }
+  std::optional<DraftVerifyRoundStats> LastDraftVerifyRound() const override {
+    return last_round_;
+  }
   // Cumulative states scored by each model (for the overhead benchmark).
   int64_t drafter_scored() const { return drafter_scored_; }
   int64_t verifier_scored() const { return verifier_scored_; }

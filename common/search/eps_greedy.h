@@ -12,14 +12,9 @@
 #include "common/schedule/state.h"
 #include "common/search/evolutionary_search.h"
 #include "common/search/measured_states.h"
+#include "common/search/search_counters.h"
 
 namespace pruner {
-
-struct PickStats {
-  int from_best = 0;
-  int from_random = 0;
-  int skipped_known = 0;  // candidates skipped because already measured/proposed
-};
 
 // floor(eps_greedy * n), as Ansor computes it.
 int NumRandomPicks(double eps_greedy, int n);

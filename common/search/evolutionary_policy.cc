@@ -34,6 +34,7 @@ absl::Status EvolutionaryOptions::Validate() const {
     return bad("use_measured_ratio", use_measured_ratio);
   }
   if (population < 1) return bad("population", population);
+  if (num_iters < 0) return bad("num_iters", num_iters);
   if (!(mutation_prob >= 0 && mutation_prob <= 1)) return bad("mutation_prob", mutation_prob);
   return absl::OkStatus();
 }
@@ -41,13 +42,6 @@ absl::Status EvolutionaryOptions::Validate() const {
 EvolutionarySearchPolicy::EvolutionarySearchPolicy(SearchTask task, CostModel* model,
                                                    EvolutionaryOptions options, uint64_t seed)
     : task_(std::move(task)), model_(model), options_(std::move(options)), rng_(seed) {}
-
-int EvolutionarySearchPolicy::EffectiveNumIters() const {
-  if (options_.num_iters >= 0) return options_.num_iters;
-  // Ansor caps the generations with the random model: more of them only
-  // walk further at random.
-  return model_ != nullptr && model_->Name() == "random" ? 2 : 4;
-}
 
 absl::StatusOr<std::vector<State>> EvolutionarySearchPolicy::Propose(int n) {
   ScopedSeconds total(&counters_.total_s);
@@ -76,7 +70,7 @@ absl::StatusOr<std::vector<State>> EvolutionarySearchPolicy::Propose(int n) {
 absl::StatusOr<std::vector<State>> EvolutionarySearchPolicy::SearchOneRound(int n) {
   ++counters_.rounds;
   last_round_ = EvolutionaryRoundStats{};
-  last_round_.num_iters = EffectiveNumIters();
+  last_round_.num_iters = options_.num_iters;
 
   // 1. Random initial population (no exclusion of measured states: they
   //    are kept out of the results by the GA and the picker instead).

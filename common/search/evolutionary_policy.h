@@ -29,9 +29,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/model/cost_model.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "common/search/eps_greedy.h"
 #include "common/search/measured_states.h"
 #include "common/search/search_policy.h"
@@ -45,9 +45,9 @@ struct EvolutionaryOptions {
   int sample_init_min_population = 50;
   double use_measured_ratio = 0.2;  // sample_init_use_measured_ratio
   int population = 2048;            // evolutionary_search_population
-  // GA generations; < 0 picks Ansor's: 4, or 2 when the model is the
-  // random model (CostModel::Name() == "random").
-  int num_iters = -1;
+  // GA generations. Ansor's default is 4, and 2 when the scores are random
+  // (the strategy picks: StrategySpec::DefaultGenerations).
+  int num_iters = 4;
   double mutation_prob = 0.85;
   AnnotationOptions annotation;
   SketchOptions sketch;
@@ -85,8 +85,6 @@ class EvolutionarySearchPolicy : public SearchPolicy {
 
   const SearchTask& task() const { return task_; }
   const EvolutionaryOptions& options() const { return options_; }
-  // The generations a round runs with this model (resolves num_iters < 0).
-  int EffectiveNumIters() const;
   const EvolutionaryRoundStats& last_round() const { return last_round_; }
   // States proposed or recorded so far (the de-duplication set).
   size_t num_known() const { return measured_.size(); }

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
-#include "common/schedule/mutate.h"
+#include "common/sketch/mutate.h"
 #include "common/search/roulette.h"
 
 namespace pruner {

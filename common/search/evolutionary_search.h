@@ -35,8 +35,8 @@
 #include "absl/status/statusor.h"
 #include "common/device/device_profile.h"
 #include "common/model/cost_model.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
 #include "common/schedule/state.h"
 #include "common/search/search_counters.h"
 

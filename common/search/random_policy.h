@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "common/search/measured_states.h"
 #include "common/search/search_policy.h"
 

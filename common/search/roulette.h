@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "common/schedule/random.h"
+#include "common/sketch/random.h"
 
 namespace pruner {
 

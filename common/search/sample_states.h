@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "common/device/device_profile.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "common/schedule/state.h"
 #include "common/search/search_counters.h"
 

@@ -32,6 +32,30 @@ struct SearchCounters {
   friend SearchCounters operator-(SearchCounters a, const SearchCounters& b);
 };
 
+// How the eps-greedy pick of one round filled it (eps_greedy.h).
+struct PickStats {
+  int from_best = 0;
+  int from_random = 0;
+  int skipped_known = 0;  // candidates skipped because already measured/proposed
+};
+
+// What one draft-then-verify round did (draft_verify_policy.h): how many
+// states each model scored is the paper's overhead argument (the verifier
+// sees hundreds, not thousands).
+struct DraftVerifyRoundStats {
+  int sample = 0;            // distinct random states
+  bool drafted = false;      // a new S_spec this round (else the cached one)
+  int draft = 0;             // |S_spec| used
+  int seeds = 0;             // measured states added to the verify population
+  int random_pool = 0;
+  int best_found = 0;
+  int64_t drafter_scored = 0;   // states the drafter scored this round
+  int64_t verifier_scored = 0;  // states the verifier scored this round
+  double draft_s = 0;
+  double verify_s = 0;
+  PickStats picks;
+};
+
 // Adds the lifetime of the object, in seconds, to *sink.
 class ScopedSeconds {
  public:

@@ -1,4 +1,4 @@
-// The search-policy interface of the tuning loop (specs/ansor.md §3.2): each
+// The search-policy interface of the tuning loop (../shared/specs/ansor.md §3.2): each
 // round the loop asks a task's policy for up to n new schedules, measures
 // them, and tells the policy (and the shared cost model) what came out.
 //
@@ -10,6 +10,7 @@
 #define PRUNER_COMMON_SEARCH_SEARCH_POLICY_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,13 @@ class SearchPolicy {
   // Cumulative time and work breakdown (search_counters.h); policies that
   // do not keep counters report zeros.
   virtual SearchCounters Counters() const { return {}; }
+
+  // What the last Propose() did in Pruner's draft-then-verify terms (how
+  // many states the drafter and the verifier scored, and their time), for
+  // the job's round report; std::nullopt for policies that do not draft.
+  virtual std::optional<DraftVerifyRoundStats> LastDraftVerifyRound() const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace pruner

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "common/schedule/random.h"
+#include "common/sketch/random.h"
 
 namespace pruner {
 

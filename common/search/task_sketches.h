@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/sketch.h"
 #include "common/search/search_policy.h"
 
 namespace pruner {

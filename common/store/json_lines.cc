@@ -23,7 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/device/device_profile_json.h"
 #include "common/ir/absl_compat.h"
-#include "common/store/measure_error_name.h"
+#include "common/measure/measure_types.h"
 #include "common/store/records_store.h"
 #include "common/store/records_store_impl.h"
 #include "common/store/store_rows.h"

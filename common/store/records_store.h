@@ -6,7 +6,7 @@
 //
 // A record holds the schedule's sentence and references its workload by key;
 // the workload's canonical DAG is stored once, so any record can be replayed
-// to its program from the database alone (specs/ansor.md §8.1).
+// to its program from the database alone (../shared/specs/ansor.md §8.1).
 #ifndef PRUNER_COMMON_STORE_RECORDS_STORE_H_
 #define PRUNER_COMMON_STORE_RECORDS_STORE_H_
 

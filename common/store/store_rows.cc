@@ -8,7 +8,7 @@
 #include "common/ir/absl_compat.h"
 #include "common/schedule/step.h"
 #include "common/store/json_values.h"
-#include "common/store/measure_error_name.h"
+#include "common/measure/measure_types.h"
 #include "common/store/store_clock.h"
 
 namespace pruner::store_internal {

@@ -24,18 +24,17 @@ LearnedModelOptions TrainingOptions(const TuningOptions& options, int num_tasks)
   return t;
 }
 
-bool IsPrunerStrategy(const std::string& strategy) {
-  return strategy == "pruner" || strategy == "moa-pruner" || strategy == "pruner-offline";
-}
-
 absl::StatusOr<std::unique_ptr<CostModel>> MakePaCMStrategyModel(const TuningOptions& options,
+                                                                 const StrategySpec& strategy,
                                                                  const DeviceProfile& device,
                                                                  const RecordsStore* store) {
 #ifdef PRUNER_WITH_TORCH
   PaCMModelOptions pacm;
-  pacm.mode = options.strategy == "pruner"       ? PaCMMode::kOnline
-              : options.strategy == "moa-pruner" ? PaCMMode::kMoA
-                                                 : PaCMMode::kOffline;
+  switch (strategy.pacm_start) {
+    case PaCMStart::kFresh: pacm.mode = PaCMMode::kOnline; break;
+    case PaCMStart::kPretrainedAdapted: pacm.mode = PaCMMode::kMoA; break;
+    case PaCMStart::kPretrainedFrozen: pacm.mode = PaCMMode::kOffline; break;
+  }
   std::unique_ptr<CostModel> model = MakePaCMModel(device, pacm);
   if (pacm.mode != PaCMMode::kOnline) {
     if (store == nullptr) {
@@ -66,38 +65,44 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
                                                              const DeviceProfile& device,
                                                              int num_tasks,
                                                              const RecordsStore* store) {
-  if (IsPrunerStrategy(options.strategy)) return MakePaCMStrategyModel(options, device, store);
-  if (options.strategy == "random") return std::unique_ptr<CostModel>();
-  if (options.strategy == "ansor-random") return MakeRandomModel(options.seed);
-  if (options.strategy == "ansor" || options.strategy == "ansor-xgb" ||
-      options.strategy == "lse-xgb") {
-    XgbModelOptions xgb;
-    xgb.training = TrainingOptions(options, num_tasks);
-    return MakeXgbModel(device, xgb);
-  }
-  if (options.strategy == "ansor-mlp") {
+  absl::StatusOr<StrategySpec> strategy = ParseStrategy(options.strategy);
+  if (!strategy.ok()) return strategy.status();
+  switch (strategy->model) {
+    case ScoreModel::kNone: return std::unique_ptr<CostModel>();
+    case ScoreModel::kRandomScores: return MakeRandomModel(options.seed);
+    case ScoreModel::kXgb: {
+      XgbModelOptions xgb;
+      xgb.training = TrainingOptions(options, num_tasks);
+      return MakeXgbModel(device, xgb);
+    }
+    case ScoreModel::kMlp: {
 #ifdef PRUNER_WITH_TORCH
-    MlpModelOptions mlp;
-    mlp.training = TrainingOptions(options, num_tasks);
-    return MakeMlpModel(device, mlp);
+      MlpModelOptions mlp;
+      mlp.training = TrainingOptions(options, num_tasks);
+      return MakeMlpModel(device, mlp);
 #else
-    return absl::FailedPreconditionError("strategy ansor-mlp needs a build with LibTorch");
+      return absl::FailedPreconditionError(
+          absl::StrCat("strategy ", options.strategy, " needs a build with LibTorch"));
 #endif
+    }
+    case ScoreModel::kPaCM: return MakePaCMStrategyModel(options, *strategy, device, store);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown strategy \"", options.strategy, "\""));
+  return absl::InternalError(absl::StrCat("strategy ", options.strategy, ": no model kind"));
 }
 
 absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOptions& options,
                                                                  const SearchTask& task,
                                                                  CostModel* model, uint64_t seed) {
-  if (options.strategy == "random") {
+  absl::StatusOr<StrategySpec> strategy = ParseStrategy(options.strategy);
+  if (!strategy.ok()) return strategy.status();
+  if (strategy->search == SearchMethod::kRandom) {
     return std::unique_ptr<SearchPolicy>(std::make_unique<RandomSearchPolicy>(task, seed));
   }
   if (model == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("strategy ", options.strategy, " needs a cost model"));
   }
-  if (options.strategy == "lse-xgb" || IsPrunerStrategy(options.strategy)) {
+  if (strategy->search == SearchMethod::kDraftVerify) {
     // Pruner's draft-then-verify search; lse-xgb verifies with Ansor's
     // learned model (the search half of Pruner, measured apart from PaCM).
     DraftVerifyOptions dv;
@@ -114,7 +119,7 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOpt
   }
   EvolutionaryOptions evo = EvolutionaryOptions::Ansor();
   evo.population = options.population;
-  evo.num_iters = options.num_iters;
+  evo.num_iters = options.num_iters >= 0 ? options.num_iters : strategy->DefaultGenerations();
   evo.eps_greedy = options.eps_greedy;
   if (absl::Status s = evo.Validate(); !s.ok()) return s;
   return std::unique_ptr<SearchPolicy>(

@@ -1,7 +1,8 @@
-// Maps a job's strategy name to its parts: the cost model the job's tasks
-// share, and one search policy per task. The tuning loop knows only the
-// CostModel and SearchPolicy interfaces; new strategies (Pruner's LSE + PaCM)
-// are added here.
+// Builds a job's strategy (parsed by strategy_spec.h) from its parts: the
+// cost model the job's tasks share, and one search policy per task. The
+// tuning loop knows only the CostModel and SearchPolicy interfaces; a new
+// strategy is a row in KnownStrategySpecs() and, when it brings a new model
+// or search, a case here.
 #ifndef PRUNER_COMMON_TUNE_STRATEGY_H_
 #define PRUNER_COMMON_TUNE_STRATEGY_H_
 
@@ -11,6 +12,7 @@
 #include "common/model/cost_model.h"
 #include "common/search/search_policy.h"
 #include "common/store/records_store.h"
+#include "common/tune/strategy_spec.h"
 #include "common/tune/tuning_options.h"
 
 namespace pruner {

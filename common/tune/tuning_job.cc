@@ -300,11 +300,8 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
     auto proposed = policy->Propose(n);
     round.time.search_s = SecondsSince(t0);
     round.search = policy->Counters() - before;
-    // Benchmarks want the drafter/verifier split, which only this policy
-    // keeps (per round, in last_round()).
-    if (const auto* dv = dynamic_cast<const DraftVerifySearchPolicy*>(policy)) {
-      round.draft_verify = dv->last_round();
-    }
+    // Benchmarks want the drafter/verifier split of draft-verify rounds.
+    round.draft_verify = policy->LastDraftVerifyRound();
     if (!proposed.ok()) {
       return absl::Status(proposed.status().code(),
                           absl::StrCat("task ", task, " (", s.tasks[task].name,

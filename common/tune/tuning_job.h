@@ -1,5 +1,5 @@
 // A tuning job, in process: the tasks of one operator or network on one
-// device, tuned round by round (specs/ansor.md §3.2 and §4.3) until the trial
+// device, tuned round by round (../shared/specs/ansor.md §3.2 and §4.3) until the trial
 // budget is spent.
 //
 // One round: the task scheduler picks a task; that task's search policy
@@ -27,11 +27,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/search/draft_verify_policy.h"
 #include "common/search/search_counters.h"
 #include "common/search/search_policy.h"
 #include "common/store/records_store.h"
-#include "common/tune/measurer.h"
+#include "common/measure/measurer.h"
 #include "common/tune/tuning_options.h"
 
 namespace pruner {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/tune/strategy_spec.h"
 #include "nlohmann/json.hpp"
 
 namespace pruner {
@@ -26,19 +27,10 @@ absl::Status Read(const json& j, const char* key, T* out) {
 
 }  // namespace
 
-std::vector<std::string> KnownStrategies() {
-  return {"random",       "ansor",   "ansor-xgb", "ansor-mlp",  "ansor-random",
-          "lse-xgb",      "pruner",  "moa-pruner", "pruner-offline"};
-}
-
 absl::Status ValidateTuningOptions(const TuningOptions& o) {
-  auto strategies = KnownStrategies();
-  if (std::find(strategies.begin(), strategies.end(), o.strategy) == strategies.end()) {
-    return absl::InvalidArgumentError(absl::StrCat("unknown strategy \"", o.strategy,
-                                                   "\"; known: ", absl::StrJoin(strategies, ", ")));
-  }
-  if ((o.strategy == "moa-pruner" || o.strategy == "pruner-offline") &&
-      o.pretrained_device.empty()) {
+  absl::StatusOr<StrategySpec> strategy = ParseStrategy(o.strategy);
+  if (!strategy.ok()) return strategy.status();
+  if (strategy->NeedsPretrainedModel() && o.pretrained_device.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "strategy ", o.strategy, " starts from a pretrained PaCM: name the device it was "
         "pretrained on (pretrained_device; `pruner pretrain` makes the checkpoint)"));

@@ -12,21 +12,24 @@
 
 namespace pruner {
 
+// How a tuning trial is timed, wherever the job runs (in process, on the
+// service's workers, in bench_tune): one warm-up call, then 3 repeats of at
+// least 20 ms (one call for the slow early schedules, many for fast ones).
+// MeasureOptions' own defaults are Ansor's LocalRunner (number 3,
+// min_repeat_ms 100), which spends seconds on every slow early schedule;
+// tuned finalists are re-measured at length anyway.
+inline MeasureOptions TrialMeasureOptions() {
+  MeasureOptions m;
+  m.number = 1;
+  m.repeat = 3;
+  m.min_repeat_ms = 20;
+  return m;
+}
+
 struct TuningOptions {
   std::string name;  // free text shown by `pruner jobs`
-  // How candidates are found (KnownStrategies()):
-  //   "random"        sketch + random annotation, no model
-  //   "ansor-xgb"     Ansor's evolutionary search guided by XGBoost (default;
-  //                   "ansor" is the same)
-  //   "ansor-mlp"     the same guided by the TenSet MLP (LibTorch)
-  //   "ansor-random"  the same guided by random scores
-  //   "lse-xgb"       Pruner's draft-then-verify search: LSE's symbol
-  //                   analyzer drafts, XGBoost verifies (an ablation)
-  //   "pruner"        LSE drafts, PaCM verifies, retrained every round
-  //   "moa-pruner"    the same with MoA: PaCM starts from the checkpoint
-  //                   pretrained on `pretrained_device` and adapts with the
-  //                   momentum update
-  //   "pruner-offline"  the pretrained PaCM, never updated
+  // How candidates are found: a name from KnownStrategySpecs()
+  // (strategy_spec.h, which says what each is made of).
   std::string strategy = "ansor-xgb";
   // "gradient" (Ansor's task scheduler) or "round-robin".
   std::string scheduler = "gradient";
@@ -38,8 +41,9 @@ struct TuningOptions {
   int64_t per_task_early_stopping = 0;
   uint64_t seed = 1;
 
-  // Evolutionary search (specs/ansor.md §3.1). num_iters < 0 means Ansor's
-  // default for the model (4, or 2 with random scores).
+  // Evolutionary search (../shared/specs/ansor.md §3.1). num_iters < 0 means Ansor's
+  // default for the model (StrategySpec::DefaultGenerations: 4, or 2 with
+  // random scores).
   int population = 2048;
   int num_iters = -1;
   double eps_greedy = 0.05;
@@ -60,10 +64,9 @@ struct TuningOptions {
   // model, e.g. records measured for another CPU or GPU.
   std::string pretrained_device;
 
-  MeasureOptions measure;
+  MeasureOptions measure = TrialMeasureOptions();
 };
 
-std::vector<std::string> KnownStrategies();
 // InvalidArgument naming the bad field for anything out of range.
 absl::Status ValidateTuningOptions(const TuningOptions& options);
 

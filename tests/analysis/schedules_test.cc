@@ -9,9 +9,10 @@
 #include "common/ir/ops.h"
 #include "common/lower/lower.h"
 #include "common/model/symbol_analyzer_model.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/sketch.h"
 #include "gtest/gtest.h"
+#include "tests/support/pinned_cpus.h"
 #include "tests/analysis/analysis_test_util.h"
 #include "tests/lower/lower_test_util.h"
 
@@ -155,7 +156,9 @@ TEST(SymbolAnalyzer, RanksAnObviouslyBadCpuMatmulBelowAGoodOne) {
                                    {AnalyzerOptions().WithoutMemoryPenalties(), 2}};
   for (Penalty p : kAllPenalties) variants.push_back({AnalyzerOptions().Without(p), 2});
 
-  for (DeviceProfile cpu : {testing::HandCpu(), DetectLocalCpu()}) {
+  // Pinned profiles: the estimates depend on the cache sizes and the vector
+  // width, and the margins below hold on these CPUs (see pinned_cpus.h).
+  for (DeviceProfile cpu : {testing::HandCpu(), testing::PinnedEpycCpu()}) {
     absl::StatusOr<Program> good_program = testing::LowerSteps("matmul:M=512,K=512,N=512", good, cpu);
     absl::StatusOr<Program> bad_program =
         testing::LowerSteps("matmul:M=512,K=512,N=512", tiny_scalar, cpu);

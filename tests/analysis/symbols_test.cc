@@ -1,6 +1,6 @@
 // Symbols of hand-written schedules, worked out by hand from the rules in
 // gpu_symbols.cc and cpu_symbols.cc, and the public code's formula on the
-// worked example of specs/pruner.md §2.8.
+// worked example of ../shared/specs/pruner.md §2.8.
 #include <string>
 
 #include "common/analysis/symbol_analyzer.h"
@@ -234,7 +234,7 @@ TEST(Symbols, ElementWiseProgramsPayForTheirTraffic) {
   EXPECT_DOUBLE_EQ(code.estimate.symbols.rows[0].s5_global_elements, 64.0 * 256);
 }
 
-// specs/pruner.md §2.8: GEMM 1024^3 on a100_40 with a 64x64 block tile
+// ../shared/specs/pruner.md §2.8: GEMM 1024^3 on a100_40 with a 64x64 block tile
 // (256 blocks), 256 threads, a 4x4 tile per thread and k_outer 128. The
 // public code's formula gives L_c ~0.167 ms, 0.010 ms per shared fetch and
 // 0.0006 ms for the write-back: ~0.188 ms.

@@ -13,9 +13,9 @@
 #include "common/ir/ops.h"
 #include "common/ir/reference.h"
 #include "common/lower/lower.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 
 namespace pruner::testing {
 namespace {

@@ -19,7 +19,7 @@
 #include "bench/dataset/replayed_dataset.h"
 #include "common/analysis/symbol_analyzer.h"
 #include "common/store/records_store.h"
-#include "common/tune/measurer.h"
+#include "common/measure/measurer.h"
 #include "common/tune/tuning_job.h"
 #include "gtest/gtest.h"
 #include "tests/tune/tune_test_util.h"

@@ -1,4 +1,4 @@
-// PaCM's dataflow blocks (specs/pruner.md §4.2-§4.4) on hand-written
+// PaCM's dataflow blocks (../shared/specs/pruner.md §4.2-§4.4) on hand-written
 // schedules: a GPU matmul computed by hand block by block, the CPU's staged
 // cache tiles, and programs without the pattern.
 #include <algorithm>

@@ -23,8 +23,8 @@
 #include "common/features/statement_features.h"
 #include "common/ir/ops.h"
 #include "common/lower/lower.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/sketch.h"
 
 namespace pruner {
 namespace {

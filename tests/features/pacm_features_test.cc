@@ -1,6 +1,6 @@
 // What PaCM reads of a program: the statement rows and dataflow blocks
 // together, the workload tag, the flat batch layout and the per-column
-// normalisation (specs/pruner.md §4.1, §4.5, §4.6).
+// normalisation (../shared/specs/pruner.md §4.1, §4.5, §4.6).
 #include <algorithm>
 #include <string>
 #include <vector>

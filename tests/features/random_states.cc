@@ -3,8 +3,8 @@
 #include <cctype>
 
 #include "common/ir/ops.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/sketch.h"
 #include "gtest/gtest.h"
 #include "tests/lower/lower_test_util.h"
 

@@ -1,5 +1,5 @@
 // The column layout, and the exact features of an unscheduled matmul
-// computed by hand from TVM's definitions (specs/ansor.md §5.4).
+// computed by hand from TVM's definitions (../shared/specs/ansor.md §5.4).
 #include <cmath>
 #include <set>
 #include <string>

@@ -6,10 +6,11 @@
 #include "common/graph/networks.h"
 #include "common/graph/tasks.h"
 #include "common/lower/lower.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "gtest/gtest.h"
+#include "tests/support/pinned_cpus.h"
 
 namespace pruner {
 namespace {
@@ -17,7 +18,8 @@ namespace {
 TEST(SchedulableTest, EveryNetworkTaskSketchesSamplesAndLowers) {
   absl::StatusOr<DeviceProfile> a100 = GetDeviceProfile("a100");
   ASSERT_TRUE(a100.ok()) << a100.status();
-  for (const DeviceProfile& device : {DetectLocalCpu(), *a100}) {
+  for (const DeviceProfile& device :
+       {testing::PinnedEpycCpu(), testing::PinnedXeonCpu(), *a100}) {
     for (const std::string& network : KnownNetworks()) {
       absl::StatusOr<Graph> g = BuildNetwork(network);
       ASSERT_TRUE(g.ok()) << g.status();

@@ -12,8 +12,8 @@
 #include "common/ir/reference.h"
 #include "common/lower/interpreter.h"
 #include "common/lower/lower.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/sketch.h"
 #include "gtest/gtest.h"
 #include "tests/lower/lower_test_util.h"
 

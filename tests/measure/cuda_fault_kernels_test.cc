@@ -22,9 +22,9 @@
 #include "common/lower/lower.h"
 #include "common/measure/cuda_compile_sandboxed.h"
 #include "common/measure/cuda_runner_sandboxed.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "gtest/gtest.h"
 
 namespace pruner {

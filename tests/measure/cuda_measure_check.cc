@@ -25,9 +25,9 @@
 #include "common/ir/ops.h"
 #include "common/measure/cuda_runner_sandboxed.h"
 #include "common/measure/local_measurer.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "tests/codegen/cuda_compile_check.h"
 
 namespace pruner {

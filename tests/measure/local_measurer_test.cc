@@ -11,9 +11,9 @@
 
 #include "common/device/device_profile.h"
 #include "common/ir/ops.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "gtest/gtest.h"
 
 namespace pruner {

@@ -16,8 +16,8 @@
 #include "common/model/pacm_model.h"
 #include "common/model/state_featurizer.h"
 #include "common/model/xgb_model.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/sketch.h"
 #include "tests/model/schedule_dataset.h"
 
 namespace pruner {

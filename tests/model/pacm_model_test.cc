@@ -64,7 +64,7 @@ const PaCMPretrainResult& Pretrained() {
 }
 
 TEST(PaCMNetworkTest, HasPrunersParameterCount) {
-  // specs/pruner.md §5.1, counted on Pruner's shipped checkpoint.
+  // ../shared/specs/pruner.md §5.1, counted on Pruner's shipped checkpoint.
   auto net = PaCMNetwork::Create(PaCMNetworkShape{}, 1);
   ASSERT_TRUE(net.ok()) << net.status();
   EXPECT_EQ((*net)->NumParameterValues(), 417409);

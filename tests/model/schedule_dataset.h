@@ -19,10 +19,11 @@
 #include "common/device/device_profile.h"
 #include "common/ir/ops.h"
 #include "common/model/cost_model.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "gtest/gtest.h"
+#include "tests/support/pinned_cpus.h"
 #include "tests/model/model_test_util.h"
 
 namespace pruner::testing {
@@ -74,15 +75,15 @@ struct ScheduleDataset {
   }
 };
 
-// 300 random schedules of a 64x64x64 matmul for the local CPU, sampled once
+// 300 random schedules of a 64x64x64 matmul for the pinned EPYC CPU
+// (the schedules, hence the rankings, depend on the profile), sampled once
 // per test binary.
 inline const ScheduleDataset& MatmulSchedules() {
   static const ScheduleDataset* data = [] {
     auto* d = new ScheduleDataset;
-    auto device = GetDeviceProfile("cpu");
     auto built = BuildOperator("matmul:M=64,K=64,N=64");
-    EXPECT_TRUE(device.ok() && built.ok());
-    d->device = *device;
+    EXPECT_TRUE(built.ok());
+    d->device = PinnedEpycCpu();
     d->dag = std::make_shared<const ComputeDag>(*std::move(built));
     auto sketches = GenerateSketches(d->dag, d->device);
     EXPECT_TRUE(sketches.ok()) << sketches.status();

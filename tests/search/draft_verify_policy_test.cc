@@ -56,7 +56,7 @@ TEST(DraftVerifyPolicyTest, PicksComeFromTheDraftWhenTheVerifierCannotTell) {
   auto picks = policy.Propose(8);
   ASSERT_TRUE(picks.ok()) << picks.status();
   ASSERT_EQ(picks->size(), 8u);
-  const DraftVerifyRoundStats& round = policy.last_round();
+  const DraftVerifyRoundStats round = *policy.LastDraftVerifyRound();
   EXPECT_TRUE(round.drafted);
   EXPECT_EQ(round.draft, 24);
   EXPECT_GT(round.drafter_scored, 0);
@@ -87,7 +87,7 @@ TEST(DraftVerifyPolicyTest, RedraftsEverySecondRoundAndNeverProposesTwice) {
     auto picks = policy.Propose(6);
     ASSERT_TRUE(picks.ok()) << picks.status();
     ASSERT_FALSE(picks->empty());
-    drafted.push_back(policy.last_round().drafted);
+    drafted.push_back(policy.LastDraftVerifyRound()->drafted);
     std::vector<MeasuredState> results;
     for (const State& s : *picks) {
       EXPECT_TRUE(seen.insert(s.ToStr()).second) << "proposed twice: " << s.ToStr();
@@ -97,7 +97,7 @@ TEST(DraftVerifyPolicyTest, RedraftsEverySecondRoundAndNeverProposesTwice) {
   }
   EXPECT_EQ(drafted, (std::vector<bool>{true, false, true, false}));
   // Measured states seed the verify population from the second round on.
-  EXPECT_GT(policy.last_round().seeds, 0);
+  EXPECT_GT(policy.LastDraftVerifyRound()->seeds, 0);
   EXPECT_GT(policy.drafter_scored(), 0);
   EXPECT_GT(policy.verifier_scored(), 0);
 }

@@ -27,10 +27,11 @@ int main(int argc, char** argv) {
   std::unique_ptr<CostModel> model = MakeRandomModel(1);
   EvolutionaryOptions options;
   options.population = population;
+  options.num_iters = 2;  // Ansor's generations with random scores
   EvolutionarySearchPolicy policy(task, model.get(), options, 1);
   std::printf("%s on %s (%s), population %d, %d generations, n %d, model %s\n", spec.c_str(),
               task.device.name.c_str(), task.device.description.c_str(), population,
-              policy.EffectiveNumIters(), n, model->Name().c_str());
+              options.num_iters, n, model->Name().c_str());
   std::printf("round  proposed  total_s  sample_s  mutate_s  predict_s  other_s  init  seeds  "
               "mut_ok  mut_fail\n");
   SearchCounters before = policy.Counters();

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "common/lower/lower.h"
-#include "common/schedule/annotate.h"
+#include "common/sketch/annotate.h"
 #include "common/search/task_sketches.h"
 #include "gtest/gtest.h"
 #include "tests/search/search_test_support.h"

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "common/lower/bound_inference.h"
-#include "common/schedule/annotate.h"
+#include "common/sketch/annotate.h"
 #include "common/search/eps_greedy.h"
 #include "common/search/evolutionary_search.h"
 #include "common/search/measured_states.h"

@@ -12,10 +12,13 @@
 #include "common/model/cost_model.h"
 #include "common/search/search_policy.h"
 #include "gtest/gtest.h"
+#include "tests/support/pinned_cpus.h"
 
 namespace pruner::testing {
 
-// "cpu" is the detected local CPU; "a100" the built-in A100 profile.
+// "cpu" is the pinned EPYC profile (tests/support/pinned_cpus.h: the
+// sketches and the annotations depend on the CPU, and these tests run no
+// kernels); any other name is a built-in profile ("a100").
 inline SearchTask MakeTask(const std::string& spec, const std::string& device_name) {
   SearchTask task;
   task.name = spec;
@@ -24,6 +27,10 @@ inline SearchTask MakeTask(const std::string& spec, const std::string& device_na
   if (dag.ok()) {
     task.dag = std::make_shared<const ComputeDag>(*std::move(dag));
     task.workload_key = task.dag->WorkloadKey();
+  }
+  if (device_name == "cpu") {
+    task.device = PinnedEpycCpu();
+    return task;
   }
   auto device = GetDeviceProfile(device_name);
   EXPECT_TRUE(device.ok()) << device_name << ": " << device.status();

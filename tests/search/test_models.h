@@ -20,7 +20,7 @@
 #include "common/device/device_profile.h"
 #include "common/lower/program.h"
 #include "common/model/cost_model.h"
-#include "common/schedule/random.h"
+#include "common/sketch/random.h"
 
 namespace pruner::testing {
 

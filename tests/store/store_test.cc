@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/device/device_profile.h"
-#include "common/store/measure_error_name.h"
+#include "common/measure/measure_types.h"
 #include "common/store/records_store.h"
 #include "common/store/schema.h"
 #include "gtest/gtest.h"

@@ -13,7 +13,7 @@
 #include "common/schedule/state.h"
 #include "common/schedule/step.h"
 #include "common/store/records_store.h"
-#include "common/tune/measurer.h"
+#include "common/measure/measurer.h"
 #include "gtest/gtest.h"
 #include "tests/tune/tune_test_util.h"
 

@@ -4,9 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/ir/ops.h"
-#include "common/schedule/annotate.h"
-#include "common/schedule/random.h"
-#include "common/schedule/sketch.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/random.h"
+#include "common/sketch/sketch.h"
 #include "common/schedule/step.h"
 #include "gtest/gtest.h"
 #include "proto/wire_convert.h"
