@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/ir/ops.h"
 #include "common/ir/reference.h"
 #include "common/lower/lower.h"
@@ -91,15 +92,13 @@ absl::StatusOr<BuiltModule> BuildCandidate(const Candidate& c, const CpuBuildOpt
 
 absl::StatusOr<ReadyKernel> ReadyKernel::Load(const BuiltModule& module, const Program& program,
                                               const Workload& w) {
-  absl::StatusOr<LoadedKernel> kernel = LoadedKernel::Load(module);
-  if (!kernel.ok()) return kernel.status();
-  absl::StatusOr<std::vector<Tensor>> got = RunCpuKernel(*kernel, program, w.inputs);
-  if (!got.ok()) return got.status();
-  for (size_t i = 0; i < got->size(); ++i) {
-    absl::Status close = CheckAllClose((*got)[i], w.want[i], kRtol, kAtol);
+  PRUNER_ASSIGN_OR_RETURN(LoadedKernel kernel, LoadedKernel::Load(module));
+  PRUNER_ASSIGN_OR_RETURN(std::vector<Tensor> got, RunCpuKernel(kernel, program, w.inputs));
+  for (size_t i = 0; i < got.size(); ++i) {
+    absl::Status close = CheckAllClose(got[i], w.want[i], kRtol, kAtol);
     if (!close.ok()) return absl::DataLossError(absl::StrCat("WRONG OUTPUT: ", close.message()));
   }
-  return ReadyKernel(*std::move(kernel), std::make_unique<KernelArgs>(program, w.inputs));
+  return ReadyKernel(std::move(kernel), std::make_unique<KernelArgs>(program, w.inputs));
 }
 
 Measured TimeKernel(const ReadyKernel& kernel, double flops, int warmup, int repeats,

@@ -44,6 +44,7 @@
 #include "bench/interleaved_timing.h"
 #include "bench/measure_baselines.h"
 #include "bench/tune_phase.h"
+#include "common/base/status_macros.h"
 #include "common/device/device_profile.h"
 #include "common/schedule/state.h"
 #include "common/schedule/step.h"
@@ -85,17 +86,14 @@ struct FinalReport {
 absl::StatusOr<ReadyKernel> Rebuild(const Workload& w, const std::string& sentence,
                                     const DeviceProfile& device, const CpuBuildOptions& build,
                                     const std::string& dir) {
-  absl::StatusOr<std::vector<Step>> steps = ParseSteps(sentence);
-  if (!steps.ok()) return steps.status();
-  absl::StatusOr<State> state = State::Replay(w.dag, *steps);
-  if (!state.ok()) return state.status();
-  const Candidate c = Prepare(*state, device, "");
-  absl::StatusOr<BuiltModule> mod = BuildCandidate(c, build, dir);
-  if (!mod.ok()) return mod.status();
-  absl::StatusOr<ReadyKernel> kernel = ReadyKernel::Load(*mod, *c.program, w);
+  PRUNER_ASSIGN_OR_RETURN(std::vector<Step> steps, ParseSteps(sentence));
+  PRUNER_ASSIGN_OR_RETURN(State state, State::Replay(w.dag, steps));
+  const Candidate c = Prepare(state, device, "");
+  PRUNER_ASSIGN_OR_RETURN(BuiltModule mod, BuildCandidate(c, build, dir));
+  absl::StatusOr<ReadyKernel> kernel = ReadyKernel::Load(mod, *c.program, w);
   // dlopen keeps the mapping; the file is no longer needed.
   std::error_code ec;
-  std::filesystem::remove(mod->path, ec);
+  std::filesystem::remove(mod.path, ec);
   return kernel;
 }
 

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -51,7 +52,7 @@ absl::StatusOr<std::vector<std::string>> WriteExport(const v1::ExportJobReply& r
   if (dir.empty()) return absl::InvalidArgumentError("no output folder given (--out DIR)");
   std::set<std::string> seen;
   for (const v1::ExportedFile& file : reply.files()) {
-    if (absl::Status s = CheckExportPath(file.path()); !s.ok()) return s;
+    PRUNER_RETURN_IF_ERROR(CheckExportPath(file.path()));
     if (!seen.insert(std::filesystem::path(file.path()).lexically_normal().string()).second) {
       return Refuse(file.path(), "the server sent it twice");
     }
@@ -60,11 +61,11 @@ absl::StatusOr<std::vector<std::string>> WriteExport(const v1::ExportJobReply& r
   std::vector<std::string> written;
   for (const v1::ExportedFile& file : reply.files()) {
     const std::filesystem::path path = root / file.path();
-    if (absl::Status s = WriteFile(path, file.content()); !s.ok()) return s;
+    PRUNER_RETURN_IF_ERROR(WriteFile(path, file.content()));
     written.push_back(path.string());
   }
   const std::filesystem::path manifest = root / kExportManifestName;
-  if (absl::Status s = WriteFile(manifest, reply.manifest_json()); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(WriteFile(manifest, reply.manifest_json()));
   written.push_back(manifest.string());
   return written;
 }

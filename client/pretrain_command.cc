@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/model/cost_model.h"
 #include "common/schedule/state.h"
 #include "common/schedule/step.h"
@@ -28,17 +29,14 @@ int Fail(const absl::Status& status) {
 absl::StatusOr<std::vector<MeasuredState>> LoadRecords(const RecordsStore& store,
                                                        const std::string& device_key,
                                                        int64_t* skipped) {
-  auto keys = store.ListWorkloadKeys();
-  if (!keys.ok()) return keys.status();
+  PRUNER_ASSIGN_OR_RETURN(auto keys, store.ListWorkloadKeys());
   std::vector<MeasuredState> out;
-  for (const std::string& key : *keys) {
-    auto records = store.ListRecords(key, device_key);
-    if (!records.ok()) return records.status();
-    if (records->empty()) continue;
-    auto dag = store.GetWorkload(key);
-    if (!dag.ok()) return dag.status();
-    auto shared = std::make_shared<const ComputeDag>(*std::move(dag));
-    for (const StoredRecord& r : *records) {
+  for (const std::string& key : keys) {
+    PRUNER_ASSIGN_OR_RETURN(auto records, store.ListRecords(key, device_key));
+    if (records.empty()) continue;
+    PRUNER_ASSIGN_OR_RETURN(auto dag, store.GetWorkload(key));
+    auto shared = std::make_shared<const ComputeDag>(std::move(dag));
+    for (const StoredRecord& r : records) {
       auto steps = ParseSteps(r.steps);
       if (!steps.ok()) {
         ++*skipped;

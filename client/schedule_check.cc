@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/ir/ops.h"
 #include "common/ir/reference.h"
 #include "common/lower/interpreter.h"
@@ -17,24 +18,21 @@ namespace pruner {
 absl::StatusOr<ScheduleCheckReport> CheckRandomSchedules(const std::string& op_spec,
                                                          const DeviceProfile& device,
                                                          const ScheduleCheckOptions& options) {
-  auto built = BuildOperator(op_spec);
-  if (!built.ok()) return built.status();
-  auto dag = std::make_shared<const ComputeDag>(*std::move(built));
+  PRUNER_ASSIGN_OR_RETURN(auto built, BuildOperator(op_spec));
+  auto dag = std::make_shared<const ComputeDag>(std::move(built));
   ScheduleCheckReport report;
   report.workload_key = dag->WorkloadKey();
   report.gflop = dag->FlopCount() / 1e9;
 
-  auto sketches = GenerateSketches(dag, device);
-  if (!sketches.ok()) return sketches.status();
-  report.num_sketches = static_cast<int>(sketches->size());
+  PRUNER_ASSIGN_OR_RETURN(auto sketches, GenerateSketches(dag, device));
+  report.num_sketches = static_cast<int>(sketches.size());
 
   const std::vector<Tensor> inputs = RandomInputs(*dag, options.seed);
-  auto want = RunReference(*dag, inputs);
-  if (!want.ok()) return want.status();
+  PRUNER_ASSIGN_OR_RETURN(auto want, RunReference(*dag, inputs));
 
   Rng rng(options.seed);
   const std::vector<State> states =
-      SampleInitPopulation(*sketches, device, options.num_schedules, rng);
+      SampleInitPopulation(sketches, device, options.num_schedules, rng);
   report.sampled = static_cast<int>(states.size());
   for (const State& state : states) {
     auto program = Lower(state, device);
@@ -50,7 +48,7 @@ absl::StatusOr<ScheduleCheckReport> CheckRandomSchedules(const std::string& op_s
     }
     bool all_close = true;
     for (size_t i = 0; i < got->size() && all_close; ++i) {
-      absl::Status close = CheckAllClose((*got)[i], (*want)[i], 1e-3, 1e-4);
+      absl::Status close = CheckAllClose((*got)[i], want[i], 1e-3, 1e-4);
       if (!close.ok()) {
         ++report.failures[absl::StrCat("mismatch: ", close.message())];
         all_close = false;

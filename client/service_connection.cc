@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -43,9 +44,8 @@ absl::StatusOr<ServiceConnection> Connect(const ServiceFlags& flags) {
   } else {
     connection.security.token = flags.token;
   }
-  auto channel = MakeChannel(connection.address, connection.security);
-  if (!channel.ok()) return channel.status();
-  connection.stub = v1::TuningService::NewStub(*channel);
+  PRUNER_ASSIGN_OR_RETURN(auto channel, MakeChannel(connection.address, connection.security));
+  connection.stub = v1::TuningService::NewStub(channel);
   return connection;
 }
 

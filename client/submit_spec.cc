@@ -1,6 +1,7 @@
 #include "client/submit_spec.h"
 
 #include "client/job_spec_json.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -15,9 +16,8 @@ void Override(const std::optional<T>& flag, Setter set) {
 absl::StatusOr<v1::JobSpec> BuildJobSpec(const SubmitFlags& flags, std::string_view spec_json) {
   v1::JobSpec spec;
   if (!spec_json.empty()) {
-    auto parsed = ParseJobSpecJson(spec_json);
-    if (!parsed.ok()) return parsed.status();
-    spec = *std::move(parsed);
+    PRUNER_ASSIGN_OR_RETURN(auto parsed, ParseJobSpecJson(spec_json));
+    spec = std::move(parsed);
   }
   if (!flags.ops.empty() && flags.network.has_value()) {
     return absl::InvalidArgumentError("give --op or --network, not both");

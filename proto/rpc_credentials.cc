@@ -5,7 +5,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "openssl/crypto.h"
 
 namespace pruner {
@@ -54,12 +55,10 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
         "makes them), listen on 127.0.0.1, or pass --insecure on a trusted network"));
   }
   if (!has_cert) return grpc::InsecureServerCredentials();
-  auto cert = ReadWholeFile(security.tls_cert_file, "TLS certificate");
-  if (!cert.ok()) return cert.status();
-  auto key = ReadWholeFile(security.tls_key_file, "TLS key");
-  if (!key.ok()) return key.status();
+  PRUNER_ASSIGN_OR_RETURN(auto cert, ReadWholeFile(security.tls_cert_file, "TLS certificate"));
+  PRUNER_ASSIGN_OR_RETURN(auto key, ReadWholeFile(security.tls_key_file, "TLS key"));
   grpc::SslServerCredentialsOptions options;
-  options.pem_key_cert_pairs.push_back({*key, *cert});
+  options.pem_key_cert_pairs.push_back({key, cert});
   return grpc::SslServerCredentials(options);
 }
 
@@ -93,10 +92,9 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ad
   if (security.tls_ca_file.empty()) {
     credentials = grpc::InsecureChannelCredentials();
   } else {
-    auto ca = ReadWholeFile(security.tls_ca_file, "TLS CA");
-    if (!ca.ok()) return ca.status();
+    PRUNER_ASSIGN_OR_RETURN(auto ca, ReadWholeFile(security.tls_ca_file, "TLS CA"));
     grpc::SslCredentialsOptions options;
-    options.pem_root_certs = *ca;
+    options.pem_root_certs = ca;
     credentials = grpc::SslCredentials(options);
     if (!security.tls_server_name.empty()) {
       args.SetSslTargetNameOverride(security.tls_server_name);
@@ -113,9 +111,8 @@ void AttachToken(grpc::ClientContext* context, const ClientSecurity& security) {
 
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
   if (path.empty()) return std::string();
-  auto text = ReadWholeFile(path, "token");
-  if (!text.ok()) return text.status();
-  std::string line = text->substr(0, text->find('\n'));
+  PRUNER_ASSIGN_OR_RETURN(auto text, ReadWholeFile(path, "token"));
+  std::string line = text.substr(0, text.find('\n'));
   absl::StripAsciiWhitespace(&line);
   if (line.empty()) return absl::InvalidArgumentError(absl::StrCat("token file '", path, "' is empty"));
   return line;

@@ -6,15 +6,10 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/clock.h"
 
 namespace pruner {
 namespace {
-
-int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string RandomEpoch() {
   std::random_device rd;
@@ -122,7 +117,7 @@ std::string Dispatcher::RegisterWorker(const v1::RegisterRequest& request) {
   worker->info.set_host(request.host());
   *worker->info.mutable_device() = request.device();
   worker->info.set_slots(std::max(1, request.slots()));
-  worker->info.set_registered_unix_ms(UnixMs());
+  worker->info.set_registered_unix_ms(NowUnixMs());
   worker->info.set_last_heartbeat_unix_ms(worker->info.registered_unix_ms());
   worker->last_seen = Clock::now();
   workers_[id] = std::move(worker);
@@ -136,7 +131,7 @@ bool Dispatcher::Heartbeat(const std::string& worker_id, const std::vector<std::
   if (it == workers_.end() || !it->second->alive) return false;
   const Clock::time_point now = Clock::now();
   it->second->last_seen = now;
-  it->second->info.set_last_heartbeat_unix_ms(UnixMs());
+  it->second->info.set_last_heartbeat_unix_ms(NowUnixMs());
   for (const std::string& lease_id : lease_ids) {
     auto lease = leases_.find(lease_id);
     if (lease == leases_.end() || lease->second->worker_id != worker_id) {
@@ -213,7 +208,7 @@ std::optional<v1::Lease> Dispatcher::Lease(const std::string& worker_id, int max
                         options_.hard_deadline_slack;
       lease->hard_deadline = now + hard;
       reply.set_hard_deadline_unix_ms(
-          UnixMs() + std::chrono::duration_cast<std::chrono::milliseconds>(hard).count());
+          NowUnixMs() + std::chrono::duration_cast<std::chrono::milliseconds>(hard).count());
       counters_.leased += static_cast<int64_t>(lease->ids.size());
       worker.leases.insert(lease->id);
       worker.info.set_active_leases(static_cast<int>(worker.leases.size()));

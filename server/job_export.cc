@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/codegen/cuda_codegen.h"
 #include "common/lower/lower.h"
@@ -33,30 +34,25 @@ std::string Slug(const std::string& name) {
 }  // namespace
 
 absl::StatusOr<v1::ExportJobReply> ExportJob(const RecordsStore& store, int64_t job_id) {
-  auto best = BestRecordsOfJob(store, job_id);
-  if (!best.ok()) return best.status();
-  if (best->records_size() == 0) {
+  PRUNER_ASSIGN_OR_RETURN(auto best, BestRecordsOfJob(store, job_id));
+  if (best.records_size() == 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " has no valid measurement yet: nothing to export"));
   }
-  auto device = store.GetDevice(best->target());
-  if (!device.ok()) return device.status();
+  PRUNER_ASSIGN_OR_RETURN(auto device, store.GetDevice(best.target()));
 
   v1::ExportJobReply reply;
   nlohmann::json manifest;
   manifest["job_id"] = job_id;
-  manifest["target"] = best->target();
-  manifest["estimated_latency_s"] = best->estimated_latency_s();
+  manifest["target"] = best.target();
+  manifest["estimated_latency_s"] = best.estimated_latency_s();
   manifest["kernels"] = nlohmann::json::array();
-  for (const v1::BestRecord& record : best->records()) {
-    auto dag = store.GetWorkload(record.workload().key());
-    if (!dag.ok()) return dag.status();
-    auto steps = ParseSteps(record.sentence());
-    if (!steps.ok()) return steps.status();
-    auto state = State::Replay(std::make_shared<const ComputeDag>(*std::move(dag)), *steps);
-    if (!state.ok()) return state.status();
-    auto program = Lower(*state, *device);
-    if (!program.ok()) return program.status();
+  for (const v1::BestRecord& record : best.records()) {
+    PRUNER_ASSIGN_OR_RETURN(auto dag, store.GetWorkload(record.workload().key()));
+    PRUNER_ASSIGN_OR_RETURN(auto steps, ParseSteps(record.sentence()));
+    PRUNER_ASSIGN_OR_RETURN(auto state,
+                            State::Replay(std::make_shared<const ComputeDag>(std::move(dag)), steps));
+    PRUNER_ASSIGN_OR_RETURN(auto program, Lower(state, device));
 
     char prefix[16];
     std::snprintf(prefix, sizeof(prefix), "task%02d_", record.task_index());
@@ -71,13 +67,12 @@ absl::StatusOr<v1::ExportJobReply> ExportJob(const RecordsStore& store, int64_t 
     entry["gflops"] = record.gflops();
     entry["measured_by"] = record.result().measured_by();
     v1::ExportedFile* file = reply.add_files();
-    if (device->IsGpu()) {
-      auto source = GenerateCudaSource(*program, *device);
-      if (!source.ok()) return source.status();
+    if (device.IsGpu()) {
+      PRUNER_ASSIGN_OR_RETURN(auto source, GenerateCudaSource(program, device));
       file->set_path(stem + ".cu");
-      file->set_content(source->source);
+      file->set_content(source.source);
       nlohmann::json kernels = nlohmann::json::array();
-      for (const CudaKernelSource& k : source->kernels) {
+      for (const CudaKernelSource& k : source.kernels) {
         kernels.push_back({{"name", k.name},
                            {"grid", {k.grid[0], k.grid[1], k.grid[2]}},
                            {"block", {k.block[0], k.block[1], k.block[2]}},
@@ -85,21 +80,20 @@ absl::StatusOr<v1::ExportJobReply> ExportJob(const RecordsStore& store, int64_t 
       }
       entry["cuda_kernels"] = kernels;
     } else {
-      auto source = GenerateCpuSource(*program, *device);
-      if (!source.ok()) return source.status();
+      PRUNER_ASSIGN_OR_RETURN(auto source, GenerateCpuSource(program, device));
       file->set_path(stem + ".cc");
-      file->set_content(source->code);
-      entry["symbol"] = source->symbol;
-      entry["num_inputs"] = source->num_inputs;
-      entry["num_outputs"] = source->num_outputs;
+      file->set_content(source.code);
+      entry["symbol"] = source.symbol;
+      entry["num_inputs"] = source.num_inputs;
+      entry["num_outputs"] = source.num_outputs;
     }
     // The kernel's arguments in call order. A layout-free input (weights)
     // may be stored transposed: "tensor_dims" says which tensor dimension
     // each stored dimension is; the caller transposes once, before calls.
     nlohmann::json arguments = nlohmann::json::array();
-    for (const std::vector<int>* ids : {&program->inputs, &program->outputs}) {
+    for (const std::vector<int>* ids : {&program.inputs, &program.outputs}) {
       for (int id : *ids) {
-        const Buffer& b = program->buffer(id);
+        const Buffer& b = program.buffer(id);
         nlohmann::json arg = {{"name", b.name},
                               {"role", BufferRoleName(b.role)},
                               {"shape", b.shape}};

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "common/base/status_macros.h"
 #include "proto/wire_convert.h"
 
 namespace pruner {
@@ -28,23 +29,20 @@ void FillSpec(const StoredJob& job, v1::JobInfo* info) {
 }  // namespace
 
 absl::StatusOr<v1::JobInfo> JobInfoFromStore(const RecordsStore& store, int64_t job_id) {
-  auto job = store.GetJob(job_id);
-  if (!job.ok()) return job.status();
-  auto records = store.JobRecords(job_id);
-  if (!records.ok()) return records.status();
-  auto curve = store.GetCurve(job_id);
-  if (!curve.ok()) return curve.status();
+  PRUNER_ASSIGN_OR_RETURN(auto job, store.GetJob(job_id));
+  PRUNER_ASSIGN_OR_RETURN(auto records, store.JobRecords(job_id));
+  PRUNER_ASSIGN_OR_RETURN(auto curve, store.GetCurve(job_id));
 
   v1::JobInfo info;
-  info.set_id(job->id);
-  info.set_name(job->name);
-  info.set_status(JobStatusName(job->status));
-  info.set_target(job->device_key);
-  info.set_strategy(job->strategy);
-  info.set_trial_budget(job->trial_budget);
-  info.set_created_unix_ms(job->created_unix_ms);
-  FillSpec(*job, &info);
-  for (const StoredTask& t : job->tasks) {
+  info.set_id(job.id);
+  info.set_name(job.name);
+  info.set_status(JobStatusName(job.status));
+  info.set_target(job.device_key);
+  info.set_strategy(job.strategy);
+  info.set_trial_budget(job.trial_budget);
+  info.set_created_unix_ms(job.created_unix_ms);
+  FillSpec(job, &info);
+  for (const StoredTask& t : job.tasks) {
     v1::TaskInfo* task = info.add_tasks();
     task->set_index(t.index);
     task->set_name(t.name);
@@ -54,7 +52,7 @@ absl::StatusOr<v1::JobInfo> JobInfoFromStore(const RecordsStore& store, int64_t 
     if (dag.ok()) task->set_flops(dag->FlopCount());
   }
   auto& errors = *info.mutable_error_counts();
-  for (const StoredRecord& r : *records) {
+  for (const StoredRecord& r : records) {
     info.set_trials(info.trials() + 1);
     if (r.task_index < 0 || r.task_index >= info.tasks_size()) continue;
     v1::TaskInfo* task = info.mutable_tasks(r.task_index);
@@ -69,14 +67,14 @@ absl::StatusOr<v1::JobInfo> JobInfoFromStore(const RecordsStore& store, int64_t 
       ++errors[std::string(MeasureErrorName(r.result.error))];
     }
   }
-  const int per_round = std::max(1, job->measures_per_round);
+  const int per_round = std::max(1, job.measures_per_round);
   double estimate = 0;
   for (v1::TaskInfo& task : *info.mutable_tasks()) {
     task.set_rounds(static_cast<int>((task.trials() + per_round - 1) / per_round));
     if (task.best_cost_s() > 0) estimate += task.weight() * task.best_cost_s();
   }
   info.set_estimated_latency_s(estimate);
-  if (!curve->empty()) info.set_elapsed_s(curve->back().wall_s);
+  if (!curve.empty()) info.set_elapsed_s(curve.back().wall_s);
   return info;
 }
 
@@ -99,34 +97,31 @@ void ApplyRoundReport(const RoundReport& report, v1::JobInfo* info) {
 }
 
 absl::StatusOr<v1::BestRecordsReply> BestRecordsOfJob(const RecordsStore& store, int64_t job_id) {
-  auto job = store.GetJob(job_id);
-  if (!job.ok()) return job.status();
-  auto records = store.JobRecords(job_id);
-  if (!records.ok()) return records.status();
+  PRUNER_ASSIGN_OR_RETURN(auto job, store.GetJob(job_id));
+  PRUNER_ASSIGN_OR_RETURN(auto records, store.JobRecords(job_id));
   std::map<int, const StoredRecord*> best;
-  for (const StoredRecord& r : *records) {
+  for (const StoredRecord& r : records) {
     if (!r.result.ok() || r.task_index < 0) continue;
     auto it = best.find(r.task_index);
     if (it == best.end() || r.result.mean_s < it->second->result.mean_s) best[r.task_index] = &r;
   }
   v1::BestRecordsReply reply;
   reply.set_job_id(job_id);
-  reply.set_target(job->device_key);
+  reply.set_target(job.device_key);
   double estimate = 0;
   for (const auto& [index, record] : best) {
-    if (index >= static_cast<int>(job->tasks.size())) continue;
-    const StoredTask& task = job->tasks[index];
-    auto dag = store.GetWorkload(task.workload_key);
-    if (!dag.ok()) return dag.status();
+    if (index >= static_cast<int>(job.tasks.size())) continue;
+    const StoredTask& task = job.tasks[index];
+    PRUNER_ASSIGN_OR_RETURN(auto dag, store.GetWorkload(task.workload_key));
     v1::BestRecord* out = reply.add_records();
     out->set_task_index(index);
     out->set_task_name(task.name);
-    *out->mutable_workload() = WorkloadToWire(*dag, task.name);
+    *out->mutable_workload() = WorkloadToWire(dag, task.name);
     out->set_sentence(record->steps);
     *out->mutable_result() = MeasureResultToWire(record->result);
     out->mutable_result()->set_measured_by(record->measured_by);
     out->mutable_result()->set_measured_at_unix_ms(record->measured_at_unix_ms);
-    out->set_gflops(dag->FlopCount() / record->result.mean_s / 1e9);
+    out->set_gflops(dag.FlopCount() / record->result.mean_s / 1e9);
     out->set_weight(task.weight);
     estimate += task.weight * record->result.mean_s;
   }

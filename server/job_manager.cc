@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/base/status_macros.h"
 #include "common/tune/tuning_job.h"
 #include "proto/wire_convert.h"
 #include "server/job_info.h"
@@ -89,10 +90,8 @@ absl::StatusOr<DeviceProfile> JobManager::ResolveTarget(const std::string& targe
 }
 
 absl::StatusOr<v1::JobInfo> JobManager::Submit(const v1::JobSpec& spec) {
-  auto checked = CheckJobSpec(spec, options_.limits);
-  if (!checked.ok()) return checked.status();
-  auto device = ResolveTarget(spec.target());
-  if (!device.ok()) return device.status();
+  PRUNER_ASSIGN_OR_RETURN(auto checked, CheckJobSpec(spec, options_.limits));
+  PRUNER_ASSIGN_OR_RETURN(auto device, ResolveTarget(spec.target()));
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (shutting_down_) return absl::UnavailableError("the server is shutting down");
@@ -105,15 +104,15 @@ absl::StatusOr<v1::JobInfo> JobManager::Submit(const v1::JobSpec& spec) {
     }
   }
   std::map<std::string, RemoteMeasurer::TaskLabel> task_index;
-  for (size_t i = 0; i < checked->tasks.size(); ++i) {
-    task_index.emplace(checked->tasks[i].workload_key,
-                       RemoteMeasurer::TaskLabel{static_cast<int>(i), checked->tasks[i].name});
+  for (size_t i = 0; i < checked.tasks.size(); ++i) {
+    task_index.emplace(checked.tasks[i].workload_key,
+                       RemoteMeasurer::TaskLabel{static_cast<int>(i), checked.tasks[i].name});
   }
   auto live = std::make_unique<LiveJob>();
-  live->measurer = std::make_unique<RemoteMeasurer>(dispatcher_, 0, checked->options.measure,
+  live->measurer = std::make_unique<RemoteMeasurer>(dispatcher_, 0, checked.options.measure,
                                                     std::move(task_index));
-  auto job = TuningJob::Create(store_, live->measurer.get(), std::move(checked->tasks), *device,
-                               checked->options);
+  auto job = TuningJob::Create(store_, live->measurer.get(), std::move(checked.tasks), device,
+                               checked.options);
   if (!job.ok()) return job.status();
   live->id = (*job)->id();
   live->measurer->set_job_id(live->id);
@@ -122,10 +121,9 @@ absl::StatusOr<v1::JobInfo> JobManager::Submit(const v1::JobSpec& spec) {
 }
 
 absl::StatusOr<int> JobManager::ResumeUnfinished() {
-  auto jobs = store_->ListJobs();
-  if (!jobs.ok()) return jobs.status();
+  PRUNER_ASSIGN_OR_RETURN(auto jobs, store_->ListJobs());
   int resumed = 0;
-  for (const StoredJob& stored : *jobs) {
+  for (const StoredJob& stored : jobs) {
     if (stored.status != JobStatus::kPending && stored.status != JobStatus::kRunning) continue;
     auto live = std::make_unique<LiveJob>();
     auto options = TuningOptionsFromJson(stored.options_json);
@@ -146,10 +144,9 @@ absl::StatusOr<int> JobManager::ResumeUnfinished() {
     }
     live->id = stored.id;
     live->job = *std::move(job);
-    auto started = StartLiveJob(std::move(live));
-    if (!started.ok()) return started.status();
-    std::cerr << "pruner-server: resumed job " << stored.id << " at " << started->trials() << "/"
-              << started->trial_budget() << " trials\n";
+    PRUNER_ASSIGN_OR_RETURN(auto started, StartLiveJob(std::move(live)));
+    std::cerr << "pruner-server: resumed job " << stored.id << " at " << started.trials() << "/"
+              << started.trial_budget() << " trials\n";
     ++resumed;
   }
   return resumed;
@@ -274,14 +271,12 @@ absl::StatusOr<v1::JobInfo> JobManager::Get(int64_t job_id) const {
 }
 
 absl::StatusOr<std::vector<v1::JobInfo>> JobManager::List() const {
-  auto jobs = store_->ListJobs();
-  if (!jobs.ok()) return jobs.status();
+  PRUNER_ASSIGN_OR_RETURN(auto jobs, store_->ListJobs());
   std::vector<v1::JobInfo> out;
-  for (const StoredJob& job : *jobs) {
-    auto info = Get(job.id);
-    if (!info.ok()) return info.status();
-    info->clear_tasks();  // the list is a summary; GetJob has the tasks
-    out.push_back(*std::move(info));
+  for (const StoredJob& job : jobs) {
+    PRUNER_ASSIGN_OR_RETURN(auto info, Get(job.id));
+    info.clear_tasks();  // the list is a summary; GetJob has the tasks
+    out.push_back(std::move(info));
   }
   return out;
 }
@@ -309,11 +304,10 @@ absl::StatusOr<v1::JobInfo> JobManager::Cancel(int64_t job_id) {
       return SnapshotLocked(live);
     }
   }
-  auto info = JobInfoFromStore(*store_, job_id);
-  if (!info.ok()) return info.status();
-  if (Terminal(info->status())) {
+  PRUNER_ASSIGN_OR_RETURN(auto info, JobInfoFromStore(*store_, job_id));
+  if (Terminal(info.status())) {
     return absl::FailedPreconditionError(
-        absl::StrCat("job ", job_id, " is already ", info->status()));
+        absl::StrCat("job ", job_id, " is already ", info.status()));
   }
   (void)store_->SetJobStatus(job_id, JobStatus::kCancelled);
   return JobInfoFromStore(*store_, job_id);
@@ -326,11 +320,10 @@ absl::Status JobManager::Watch(int64_t job_id,
   auto it = live_.find(job_id);
   if (it == live_.end()) {
     lock.unlock();
-    auto info = JobInfoFromStore(*store_, job_id);
-    if (!info.ok()) return info.status();
+    PRUNER_ASSIGN_OR_RETURN(auto info, JobInfoFromStore(*store_, job_id));
     v1::ProgressEvent snapshot;
-    *snapshot.mutable_job() = *info;
-    snapshot.set_final(Terminal(info->status()));
+    *snapshot.mutable_job() = info;
+    snapshot.set_final(Terminal(info.status()));
     write(snapshot);
     return absl::OkStatus();
   }

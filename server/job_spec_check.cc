@@ -1,6 +1,7 @@
 #include "server/job_spec_check.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/tune/job_tasks.h"
 #include "proto/wire_convert.h"
 
@@ -51,7 +52,7 @@ absl::StatusOr<CheckedJob> CheckJobSpec(const v1::JobSpec& spec, const JobLimits
   auto measure = MeasureOptionsFromWire(spec.measure(), o.measure);
   if (!measure.ok()) return measure.status();
   o.measure = *measure;
-  if (absl::Status st = ValidateTuningOptions(o); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(ValidateTuningOptions(o));
 
   std::vector<std::string> ops(spec.ops().begin(), spec.ops().end());
   auto tasks = BuildJobTasks(ops, spec.network());

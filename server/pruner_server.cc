@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/store/records_store.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
@@ -29,8 +30,8 @@ PrunerServer::PrunerServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 PrunerServer::~PrunerServer() { Shutdown(); }
 
 absl::StatusOr<std::unique_ptr<PrunerServer>> PrunerServer::Start(const ServerOptions& options) {
-  auto credentials = MakeServerCredentials(options.listen, options.security);
-  if (!credentials.ok()) return credentials.status();
+  PRUNER_ASSIGN_OR_RETURN(auto credentials,
+                          MakeServerCredentials(options.listen, options.security));
   auto impl = std::make_unique<Impl>();
   auto store = RecordsStore::Open(options.db);
   if (!store.ok()) return store.status();
@@ -44,7 +45,7 @@ absl::StatusOr<std::unique_ptr<PrunerServer>> PrunerServer::Start(const ServerOp
 
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, *credentials, &impl->port);
+  builder.AddListeningPort(options.listen, credentials, &impl->port);
   builder.RegisterService(impl->tuning_service.get());
   builder.RegisterService(impl->worker_service.get());
   builder.SetMaxReceiveMessageSize(64 << 20);

@@ -1,6 +1,7 @@
 #include "server/remote_measurer.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/schedule/step.h"
 #include "proto/wire_convert.h"
 
@@ -35,15 +36,13 @@ absl::StatusOr<std::vector<MeasureResult>> RemoteMeasurer::Measure(
     }
     sentences.push_back(StepsToString(input.steps));
   }
-  auto batch = dispatcher_->Submit(spec, sentences);
-  if (!batch.ok()) return batch.status();
-  auto dispatched = dispatcher_->Wait(*batch);
-  if (!dispatched.ok()) return dispatched.status();
+  PRUNER_ASSIGN_OR_RETURN(auto batch, dispatcher_->Submit(spec, sentences));
+  PRUNER_ASSIGN_OR_RETURN(auto dispatched, dispatcher_->Wait(batch));
 
   std::vector<MeasureResult> results;
-  results.reserve(dispatched->size());
+  results.reserve(dispatched.size());
   double wait_sum = 0;
-  for (const DispatchedResult& d : *dispatched) {
+  for (const DispatchedResult& d : dispatched) {
     wait_sum += d.result.queue_wait_s();
     auto r = MeasureResultFromWire(d.result);
     if (!r.ok()) {
@@ -62,7 +61,7 @@ absl::StatusOr<std::vector<MeasureResult>> RemoteMeasurer::Measure(
     r->measured_by = d.result.measured_by();
     results.push_back(*std::move(r));
   }
-  last_queue_wait_s_.store(wait_sum / static_cast<double>(dispatched->size()));
+  last_queue_wait_s_.store(wait_sum / static_cast<double>(dispatched.size()));
   return results;
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/base/status_macros.h"
 #include "common/measure/local_measurer.h"
 #include "common/schedule/step.h"
 #include "proto/wire_convert.h"
@@ -25,21 +26,18 @@ struct CheckedLease {
 
 absl::StatusOr<CheckedLease> CheckLease(const v1::Lease& lease,
                                         const LeaseMeasurementContext& context) {
-  auto dag = WorkloadFromWire(lease.workload());
-  if (!dag.ok()) return dag.status();
-  auto device = DeviceFromWire(lease.device());
-  if (!device.ok()) return device.status();
-  if (!context.device_key.empty() && device->name != context.device_key) {
-    return absl::FailedPreconditionError(absl::StrCat("lease targets device '", device->name,
+  PRUNER_ASSIGN_OR_RETURN(auto dag, WorkloadFromWire(lease.workload()));
+  PRUNER_ASSIGN_OR_RETURN(auto device, DeviceFromWire(lease.device()));
+  if (!context.device_key.empty() && device.name != context.device_key) {
+    return absl::FailedPreconditionError(absl::StrCat("lease targets device '", device.name,
                                                       "' but this worker measures '",
                                                       context.device_key, "'"));
   }
-  auto options = MeasureOptionsFromWire(lease.options(), MeasureOptions{});
-  if (!options.ok()) return options.status();
-  options->work_dir = context.work_dir;
-  options->max_parallel_builds = std::max(1, context.build_jobs);
-  return CheckedLease{std::make_shared<const ComputeDag>(*std::move(dag)), *std::move(device),
-                      *std::move(options)};
+  PRUNER_ASSIGN_OR_RETURN(auto options, MeasureOptionsFromWire(lease.options(), MeasureOptions{}));
+  options.work_dir = context.work_dir;
+  options.max_parallel_builds = std::max(1, context.build_jobs);
+  return CheckedLease{std::make_shared<const ComputeDag>(std::move(dag)), std::move(device),
+                      std::move(options)};
 }
 
 v1::CandidateResult ToCandidateResult(const v1::Candidate& candidate, const MeasureResult& result,

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/base/status_macros.h"
 #include "worker/backoff.h"
 #include "worker/lease_measurement.h"
 #include "worker/rpc_outcome.h"
@@ -52,13 +53,13 @@ WorkerDaemon::WorkerDaemon(WorkerOptions options, WorkerDevice device)
 WorkerDaemon::~WorkerDaemon() { Stop(); }
 
 absl::Status WorkerDaemon::Run() {
-  if (absl::Status valid = ValidateWorkerOptions(options_); !valid.ok()) return valid;
-  auto rpc = WorkerRpcClient::Connect(options_.server_address, options_.security);
-  if (!rpc.ok()) return rpc.status();
+  PRUNER_RETURN_IF_ERROR(ValidateWorkerOptions(options_));
+  PRUNER_ASSIGN_OR_RETURN(auto rpc,
+                          WorkerRpcClient::Connect(options_.server_address, options_.security));
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return absl::OkStatus();
-    rpc_ = *std::move(rpc);
+    rpc_ = std::move(rpc);
   }
 
   std::thread session([this] { SessionLoop(); });

@@ -3,7 +3,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "proto/wire_convert.h"
 #include "worker/gpu_query.h"
 
@@ -37,17 +38,16 @@ absl::StatusOr<WorkerDevice> GpuDeviceFromProperties(const CudaDeviceProperties&
 }
 
 absl::StatusOr<WorkerDevice> ResolveWorkerDevice(std::string_view name) {
-  auto builtin = GetDeviceProfile(name);
-  if (!builtin.ok()) return builtin.status();
-  if (!builtin->IsGpu()) return WorkerDevice{WithStableCpuKey(*std::move(builtin)), 0};
+  PRUNER_ASSIGN_OR_RETURN(auto builtin, GetDeviceProfile(name));
+  if (!builtin.IsGpu()) return WorkerDevice{WithStableCpuKey(std::move(builtin)), 0};
 
-  const std::string why = absl::StrCat("--device ", ToAbsl(name), " (", builtin->name,
+  const std::string why = absl::StrCat("--device ", ToAbsl(name), " (", builtin.name,
                                        ") needs a CUDA GPU on this host: ");
   auto properties = QueryGpuInSandbox();
   if (!properties.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(why, properties.status().message()));
   }
-  return GpuDeviceFromProperties(*properties, *builtin);
+  return GpuDeviceFromProperties(*properties, builtin);
 }
 
 v1::Device WorkerDeviceToWire(const WorkerDevice& device) {

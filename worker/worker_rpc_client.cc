@@ -1,4 +1,5 @@
 #include "worker/worker_rpc_client.h"
+#include "common/base/status_macros.h"
 
 #include <utility>
 
@@ -6,9 +7,8 @@ namespace pruner {
 
 absl::StatusOr<std::unique_ptr<WorkerRpcClient>> WorkerRpcClient::Connect(
     const std::string& address, const ClientSecurity& security) {
-  auto channel = MakeChannel(address, security);
-  if (!channel.ok()) return channel.status();
-  return std::unique_ptr<WorkerRpcClient>(new WorkerRpcClient(*std::move(channel), security));
+  PRUNER_ASSIGN_OR_RETURN(auto channel, MakeChannel(address, security));
+  return std::unique_ptr<WorkerRpcClient>(new WorkerRpcClient(std::move(channel), security));
 }
 
 WorkerRpcClient::WorkerRpcClient(std::shared_ptr<grpc::Channel> channel, ClientSecurity security)

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/base/status_macros.h"
 #include "nlohmann/json.hpp"
 
 namespace pruner::dataset {
@@ -25,16 +26,13 @@ std::string GroupName(const StoredJob& job) {
 
 // Devices that have at least one record of any stored workload.
 absl::StatusOr<std::vector<std::string>> DevicesWithRecords(const RecordsStore& store) {
-  auto devices = store.ListDeviceKeys();
-  if (!devices.ok()) return devices.status();
-  auto workloads = store.ListWorkloadKeys();
-  if (!workloads.ok()) return workloads.status();
+  PRUNER_ASSIGN_OR_RETURN(auto devices, store.ListDeviceKeys());
+  PRUNER_ASSIGN_OR_RETURN(auto workloads, store.ListWorkloadKeys());
   std::vector<std::string> out;
-  for (const std::string& device : *devices) {
-    for (const std::string& w : *workloads) {
-      auto one = store.ListRecords(w, device, 1);
-      if (!one.ok()) return one.status();
-      if (!one->empty()) {
+  for (const std::string& device : devices) {
+    for (const std::string& w : workloads) {
+      PRUNER_ASSIGN_OR_RETURN(auto one, store.ListRecords(w, device, 1));
+      if (!one.empty()) {
         out.push_back(device);
         break;
       }
@@ -90,32 +88,29 @@ absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuer
   std::vector<StoredJob> jobs;
   if (!query.job_ids.empty()) {
     for (int64_t id : query.job_ids) {
-      auto job = store.GetJob(id);
-      if (!job.ok()) return job.status();
-      jobs.push_back(*std::move(job));
+      PRUNER_ASSIGN_OR_RETURN(auto job, store.GetJob(id));
+      jobs.push_back(std::move(job));
     }
     std::sort(jobs.begin(), jobs.end(),
               [](const StoredJob& a, const StoredJob& b) { return a.id < b.id; });
   }
-  auto device_key = ResolveDevice(store, query, jobs);
-  if (!device_key.ok()) return device_key.status();
+  PRUNER_ASSIGN_OR_RETURN(auto device_key, ResolveDevice(store, query, jobs));
   for (const StoredJob& job : jobs) {
-    if (job.device_key != *device_key) {
+    if (job.device_key != device_key) {
       return absl::InvalidArgumentError(absl::StrCat("job ", job.id, " ran on ", job.device_key,
-                                                     ", not on ", *device_key));
+                                                     ", not on ", device_key));
     }
   }
   Dataset data;
-  auto device = store.GetDevice(*device_key);
+  auto device = store.GetDevice(device_key);
   if (!device.ok()) return device.status();
   data.device = *std::move(device);
 
   const bool restrict_to_jobs = !query.job_ids.empty();
   if (!restrict_to_jobs) {
-    auto all = store.ListJobs();
-    if (!all.ok()) return all.status();
-    for (StoredJob& job : *all) {
-      if (job.device_key == *device_key) jobs.push_back(std::move(job));
+    PRUNER_ASSIGN_OR_RETURN(auto all, store.ListJobs());
+    for (StoredJob& job : all) {
+      if (job.device_key == device_key) jobs.push_back(std::move(job));
     }
   }
   std::vector<Selected> selected;
@@ -128,9 +123,8 @@ absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuer
     }
   }
   if (!restrict_to_jobs) {
-    auto keys = store.ListWorkloadKeys();
-    if (!keys.ok()) return keys.status();
-    for (const std::string& key : *keys) {
+    PRUNER_ASSIGN_OR_RETURN(auto keys, store.ListWorkloadKeys());
+    for (const std::string& key : keys) {
       if (index_of_key.count(key)) continue;
       index_of_key[key] = selected.size();
       selected.push_back({key, key.substr(0, 24), kNoJobGroup, 1.0});
@@ -139,15 +133,14 @@ absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuer
   std::set<int64_t> job_ids(query.job_ids.begin(), query.job_ids.end());
 
   for (const Selected& s : selected) {
-    auto records = store.ListRecords(s.key, *device_key);
-    if (!records.ok()) return records.status();
+    PRUNER_ASSIGN_OR_RETURN(auto records, store.ListRecords(s.key, device_key));
     DatasetWorkload w;
     w.key = s.key;
     w.name = s.name;
     w.group = s.group;
     w.weight = s.weight;
     std::map<std::string, size_t> index_of_steps;
-    for (const StoredRecord& r : *records) {
+    for (const StoredRecord& r : records) {
       if (restrict_to_jobs && !job_ids.count(r.job_id)) continue;
       if (!r.result.ok() || !(r.result.mean_s > 0)) {
         ++data.failed_records;

@@ -8,8 +8,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "bench/dataset/parallel_for.h"
+#include "common/base/parallel_for.h"
 #include "common/analysis/symbol_analyzer.h"
+#include "common/base/status_macros.h"
 #include "common/lower/lower.h"
 
 namespace pruner::dataset {
@@ -171,10 +172,10 @@ absl::StatusOr<LseEvaluation> EvaluateLse(const ReplayedDataset& data, const Dev
   out.lowering_failures = lowered.failures;
 
   for (const AnalyzerVariant& variant : settings.variants) {
-    auto analyzer = SymbolAnalyzer::Create(variant.device.value_or(device), variant.options);
-    if (!analyzer.ok()) return analyzer.status();
+    PRUNER_ASSIGN_OR_RETURN(auto analyzer,
+                            SymbolAnalyzer::Create(variant.device.value_or(device), variant.options));
     int64_t unscored = 0;
-    const auto estimates = Estimate(lowered, *analyzer, settings.threads, &unscored);
+    const auto estimates = Estimate(lowered, analyzer, settings.threads, &unscored);
     const std::vector<ScoredWorkload> scored = Scored(data, &estimates);
     BestKRow row = BestKOverSizes(variant.label, scored, out.sizes);
     row.unscored = unscored;

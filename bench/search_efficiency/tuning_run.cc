@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner::bench {
 namespace {
@@ -12,8 +13,7 @@ namespace {
 // replaces the best when strictly faster, as TuningJob's own TaskStatus does.
 absl::Status AttachBestSchedules(const RecordsStore& store, int64_t job_id, size_t num_tasks,
                                  RunTrace* trace) {
-  auto records = store.JobRecords(job_id);
-  if (!records.ok()) return records.status();
+  PRUNER_ASSIGN_OR_RETURN(auto records, store.JobRecords(job_id));
   trace->improvements.assign(num_tasks, {});
   std::vector<int> best(num_tasks, -1);
   std::vector<double> best_s(num_tasks, 0);
@@ -21,8 +21,8 @@ absl::Status AttachBestSchedules(const RecordsStore& store, int64_t job_id, size
   for (size_t p = 0; p < trace->points.size(); ++p) {
     RoundPoint& point = trace->points[p];
     for (int i = 0; i < point.measured; ++i, ++next) {
-      if (next >= records->size()) return absl::DataLossError("fewer records than rounds measured");
-      const StoredRecord& r = (*records)[next];
+      if (next >= records.size()) return absl::DataLossError("fewer records than rounds measured");
+      const StoredRecord& r = records[next];
       if (r.task_index != point.task) {
         return absl::DataLossError(absl::StrCat("record ", r.id, " is of task ", r.task_index,
                                                 ", round ", p, " tuned task ", point.task));

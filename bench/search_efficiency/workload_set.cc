@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/base/status_macros.h"
 #include "common/ir/ops.h"
 #include "common/ir/reference.h"
 #include "common/tune/job_tasks.h"
@@ -36,13 +37,12 @@ absl::StatusOr<std::vector<SearchTask>> ParseWorkloads(const std::string& comma_
       if (!absl::SimpleAtoi(item.substr(slash + 1), &index) || index < 0) {
         return absl::InvalidArgumentError(absl::StrCat(item, ": want NETWORK/INDEX"));
       }
-      auto tasks = BuildJobTasks({}, network);
-      if (!tasks.ok()) return tasks.status();
-      if (index >= static_cast<int>(tasks->size())) {
+      PRUNER_ASSIGN_OR_RETURN(auto tasks, BuildJobTasks({}, network));
+      if (index >= static_cast<int>(tasks.size())) {
         return absl::InvalidArgumentError(
-            absl::StrCat(item, ": ", network, " has ", tasks->size(), " tasks"));
+            absl::StrCat(item, ": ", network, " has ", tasks.size(), " tasks"));
       }
-      SearchTask t = (*tasks)[index];
+      SearchTask t = tasks[index];
       t.name = absl::StrCat(item, " ", t.name);
       t.weight = 1;
       out.push_back(std::move(t));

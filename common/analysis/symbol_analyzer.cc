@@ -72,19 +72,19 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/base/parallel_for.h"
+#include "common/base/status_macros.h"
 #include "common/lower/lower.h"
 
 namespace pruner {
 
 absl::StatusOr<SymbolAnalyzer> SymbolAnalyzer::Create(const DeviceProfile& device,
                                                       const AnalyzerOptions& options) {
-  absl::StatusOr<MachineParams> machine = ResolveMachineParams(device, options);
-  if (!machine.ok()) return machine.status();
-  return SymbolAnalyzer(device, options, *std::move(machine));
+  PRUNER_ASSIGN_OR_RETURN(MachineParams machine, ResolveMachineParams(device, options));
+  return SymbolAnalyzer(device, options, std::move(machine));
 }
 
 absl::StatusOr<LatencyEstimate> SymbolAnalyzer::Analyze(const Program& program) const {
@@ -123,34 +123,23 @@ absl::StatusOr<LatencyEstimate> SymbolAnalyzer::Analyze(const Program& program) 
 }
 
 absl::StatusOr<double> SymbolAnalyzer::EstimateLatency(const Program& program) const {
-  absl::StatusOr<LatencyEstimate> estimate = Analyze(program);
-  if (!estimate.ok()) return estimate.status();
-  return estimate->latency_s;
+  PRUNER_ASSIGN_OR_RETURN(LatencyEstimate estimate, Analyze(program));
+  return estimate.latency_s;
 }
 
 absl::StatusOr<double> SymbolAnalyzer::EstimateState(const State& state) const {
-  absl::StatusOr<Program> program = Lower(state, device_);
-  if (!program.ok()) return program.status();
-  return EstimateLatency(*program);
+  PRUNER_ASSIGN_OR_RETURN(Program program, Lower(state, device_));
+  return EstimateLatency(program);
 }
 
 std::vector<absl::StatusOr<double>> SymbolAnalyzer::EstimateStates(
     const std::vector<State>& states, int num_threads) const {
   const int n = static_cast<int>(states.size());
   std::vector<absl::StatusOr<double>> out(n, absl::UnknownError("not estimated"));
-  if (num_threads <= 0) num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (num_threads <= 0) num_threads = HardwareThreads();
   // A thread start costs tens of microseconds, about one lowering.
   num_threads = std::min(num_threads, std::max(1, n / 8));
-  // Lowering times vary a lot between schedules: threads take the next
-  // index from a shared counter rather than static chunks.
-  std::atomic<int> next{0};
-  auto work = [&] {
-    for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1)) out[i] = EstimateState(states[i]);
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < num_threads; ++t) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
+  ParallelFor(n, num_threads, [&](int i) { out[i] = EstimateState(states[i]); });
   return out;
 }
 
@@ -167,9 +156,8 @@ std::string LatencyEstimate::ToString(const Program& program) const {
 
 absl::StatusOr<double> EstimateLatency(const Program& program, const DeviceProfile& device,
                                        const AnalyzerOptions& options) {
-  absl::StatusOr<SymbolAnalyzer> analyzer = SymbolAnalyzer::Create(device, options);
-  if (!analyzer.ok()) return analyzer.status();
-  return analyzer->EstimateLatency(program);
+  PRUNER_ASSIGN_OR_RETURN(SymbolAnalyzer analyzer, SymbolAnalyzer::Create(device, options));
+  return analyzer.EstimateLatency(program);
 }
 
 std::vector<absl::StatusOr<double>> EstimateStateLatencies(const std::vector<State>& states,

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
+#include "common/base/status_macros.h"
 #include "common/codegen/cpu_expr_printer.h"
 #include "common/lower/index_simplify.h"
 
@@ -131,7 +132,7 @@ class Emitter {
       case StmtKind::kFor: return EmitFor(*s, indent);
       case StmtKind::kSeq:
         for (const Stmt& c : s->seq) {
-          if (absl::Status st = Emit(c, indent); !st.ok()) return st;
+          PRUNER_RETURN_IF_ERROR(Emit(c, indent));
         }
         return absl::OkStatus();
       case StmtKind::kIfThenElse: return EmitIf(*s, indent);
@@ -191,26 +192,23 @@ class Emitter {
   }
 
   absl::Status EmitIf(const StmtNode& s, int indent) {
-    absl::StatusOr<std::string> cond = printer_.Print(s.condition);
-    if (!cond.ok()) return cond.status();
-    Line(indent, absl::StrCat("if (", *cond, ") {"));
-    if (absl::Status st = Emit(s.body, indent + 1); !st.ok()) return st;
+    PRUNER_ASSIGN_OR_RETURN(std::string cond, printer_.Print(s.condition));
+    Line(indent, absl::StrCat("if (", cond, ") {"));
+    PRUNER_RETURN_IF_ERROR(Emit(s.body, indent + 1));
     if (s.else_body != nullptr) {
       Line(indent, "} else {");
-      if (absl::Status st = Emit(s.else_body, indent + 1); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(Emit(s.else_body, indent + 1));
     }
     Line(indent, "}");
     return absl::OkStatus();
   }
 
   absl::Status EmitStore(const StmtNode& s, int indent) {
-    absl::StatusOr<std::string> offset = printer_.FlatOffset(s.buffer, s.indices);
-    if (!offset.ok()) return offset.status();
+    PRUNER_ASSIGN_OR_RETURN(std::string offset, printer_.FlatOffset(s.buffer, s.indices));
     Expr value = s.value;
     if (!IsFloat(value->dtype)) value = Cast(DType::kFloat32, value);
-    absl::StatusOr<std::string> text = printer_.Print(value);
-    if (!text.ok()) return text.status();
-    Line(indent, absl::StrCat(printer_.BufferName(s.buffer), "[", *offset, "] = ", *text, ";"));
+    PRUNER_ASSIGN_OR_RETURN(std::string text, printer_.Print(value));
+    Line(indent, absl::StrCat(printer_.BufferName(s.buffer), "[", offset, "] = ", text, ";"));
     return absl::OkStatus();
   }
 
@@ -227,7 +225,7 @@ class Emitter {
       stack_bytes_ += bytes;
       Line(indent + 1, absl::StrCat("alignas(64) float ", name, "[", elements, "];  // ",
                                     MemScopeName(b.scope), " ", b.name));
-      if (absl::Status st = Emit(s.body, indent + 1); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(Emit(s.body, indent + 1));
     } else {
       heap_bytes_ += bytes;
       Line(indent + 1, absl::StrCat("pr_heap ", name, "_heap(", elements, ");  // ",
@@ -237,7 +235,7 @@ class Emitter {
       Line(indent + 2, absl::StrCat("__atomic_store_n(pr_status, ", kCpuErrorOutOfMemory,
                                     ", __ATOMIC_RELAXED);"));
       Line(indent + 1, "} else {");
-      if (absl::Status st = Emit(s.body, indent + 2); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(Emit(s.body, indent + 2));
       Line(indent + 1, "}");
     }
     Line(indent, "}");
@@ -282,7 +280,7 @@ absl::StatusOr<CpuKernelSource> GenerateCpuSource(const Program& program,
   Emitter body(program, names);
   for (const Kernel& k : program.kernels) {
     body.out() += absl::StrCat("  // kernel ", k.name, "\n");
-    if (absl::Status st = body.Emit(k.body, 1); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(body.Emit(k.body, 1));
   }
 
   std::string code = cpu_codegen::Preamble();

@@ -11,6 +11,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/base/parallel_for.h"
+#include "common/base/status_macros.h"
 #include "common/codegen/child_process.h"
 
 namespace pruner {
@@ -55,20 +57,18 @@ absl::Status Compile(std::vector<std::string> argv, const std::string& log_path,
                      const CpuBuildOptions& options, std::string* command,
                      double* seconds) {
   *command = absl::StrJoin(argv, " ");
-  absl::StatusOr<ProcessResult> run =
-      RunProcess(argv, log_path, options.timeout);
-  if (!run.ok()) return run.status();
-  *seconds = absl::ToDoubleSeconds(run->elapsed);
-  if (run->timed_out) {
+  PRUNER_ASSIGN_OR_RETURN(ProcessResult run, RunProcess(argv, log_path, options.timeout));
+  *seconds = absl::ToDoubleSeconds(run.elapsed);
+  if (run.timed_out) {
     return absl::DeadlineExceededError(absl::StrCat("build timeout: ", *command,
                                                     ": killed after ", *seconds, " s (limit ",
                                                     absl::FormatDuration(options.timeout), ")"));
   }
-  if (run->exit_code != 0 || run->signal != 0) {
-    const std::string how = run->signal != 0 ? absl::StrCat("killed by signal ", run->signal)
-                                             : absl::StrCat("exit ", run->exit_code);
+  if (run.exit_code != 0 || run.signal != 0) {
+    const std::string how = run.signal != 0 ? absl::StrCat("killed by signal ", run.signal)
+                                             : absl::StrCat("exit ", run.exit_code);
     return absl::InternalError(
-        absl::StrCat("build error: ", *command, ": ", how, ":\n", Tail(run->output)));
+        absl::StrCat("build error: ", *command, ": ", how, ":\n", Tail(run.output)));
   }
   return absl::OkStatus();
 }
@@ -87,7 +87,7 @@ absl::StatusOr<BuiltModule> BuildCpuModule(const CpuKernelSource& source,
   std::filesystem::create_directories(work_dir, ec);
   const std::string stem = UniqueStem(work_dir, source.symbol);
   const std::string cc = stem + ".cc", so = stem + ".so", log = stem + ".log";
-  if (absl::Status st = WriteText(cc, source.code); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(WriteText(cc, source.code));
 
   std::vector<std::string> argv = BaseCommand(options);
   argv.insert(argv.end(), {"-shared", "-o", so, cc});
@@ -121,12 +121,12 @@ absl::StatusOr<std::string> CompileCpuAssembly(const CpuKernelSource& source,
   std::filesystem::create_directories(work_dir, ec);
   const std::string stem = UniqueStem(work_dir, source.symbol);
   const std::string cc = stem + ".cc", s = stem + ".s", log = stem + ".log";
-  if (absl::Status st = WriteText(cc, source.code); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(WriteText(cc, source.code));
   std::vector<std::string> argv = BaseCommand(options);
   argv.insert(argv.end(), {"-S", "-o", s, cc});
   std::string command;
   double seconds = 0;
-  if (absl::Status st = Compile(argv, log, options, &command, &seconds); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(Compile(argv, log, options, &command, &seconds));
   std::ifstream in(s);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!options.keep_source) {
@@ -140,16 +140,8 @@ std::vector<absl::StatusOr<BuiltModule>> BuildPool::BuildAll(
     const std::string& work_dir) const {
   std::vector<absl::StatusOr<BuiltModule>> results(
       sources.size(), absl::StatusOr<BuiltModule>(absl::UnknownError("not built")));
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next.fetch_add(1); i < sources.size(); i = next.fetch_add(1)) {
-      results[i] = BuildCpuModule(sources[i], options, work_dir);
-    }
-  };
-  const size_t workers = std::min<size_t>(static_cast<size_t>(max_parallel_), sources.size());
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < workers; ++t) threads.emplace_back(worker);
-  for (std::thread& t : threads) t.join();
+  ParallelFor(static_cast<int>(sources.size()), max_parallel_,
+              [&](int i) { results[i] = BuildCpuModule(sources[i], options, work_dir); });
   return results;
 }
 

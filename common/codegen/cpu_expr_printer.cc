@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner::cpu_codegen {
 
@@ -114,32 +115,30 @@ absl::StatusOr<std::string> ExprPrinter::FlatOffset(int buffer,
 }
 
 absl::StatusOr<std::string> ExprPrinter::PrintBinary(const ExprNode& n) const {
-  absl::StatusOr<std::string> a = Print(n.args[0]);
-  if (!a.ok()) return a.status();
-  absl::StatusOr<std::string> b = Print(n.args[1]);
-  if (!b.ok()) return b.status();
+  PRUNER_ASSIGN_OR_RETURN(std::string a, Print(n.args[0]));
+  PRUNER_ASSIGN_OR_RETURN(std::string b, Print(n.args[1]));
   const bool is_float = IsFloat(n.dtype);
   switch (n.binary_op()) {
-    case BinaryOp::kAdd: return absl::StrCat("(", *a, " + ", *b, ")");
-    case BinaryOp::kSub: return absl::StrCat("(", *a, " - ", *b, ")");
-    case BinaryOp::kMul: return absl::StrCat("(", *a, " * ", *b, ")");
-    case BinaryOp::kDiv: return absl::StrCat("(", *a, " / ", *b, ")");  // C truncates too
+    case BinaryOp::kAdd: return absl::StrCat("(", a, " + ", b, ")");
+    case BinaryOp::kSub: return absl::StrCat("(", a, " - ", b, ")");
+    case BinaryOp::kMul: return absl::StrCat("(", a, " * ", b, ")");
+    case BinaryOp::kDiv: return absl::StrCat("(", a, " / ", b, ")");  // C truncates too
     case BinaryOp::kMin:
-      return absl::StrCat(is_float ? "pr_minf(" : "pr_mini(", *a, ", ", *b, ")");
+      return absl::StrCat(is_float ? "pr_minf(" : "pr_mini(", a, ", ", b, ")");
     case BinaryOp::kMax:
-      return absl::StrCat(is_float ? "pr_maxf(" : "pr_maxi(", *a, ", ", *b, ")");
+      return absl::StrCat(is_float ? "pr_maxf(" : "pr_maxi(", a, ", ", b, ")");
     case BinaryOp::kFloorDiv:
     case BinaryOp::kFloorMod: {
       const bool div = n.binary_op() == BinaryOp::kFloorDiv;
       if (is_float) {
-        const std::string q = absl::StrCat("floorf(", *a, " / ", *b, ")");
-        return div ? q : absl::StrCat("(", *a, " - ", *b, " * ", q, ")");
+        const std::string q = absl::StrCat("floorf(", a, " / ", b, ")");
+        return div ? q : absl::StrCat("(", a, " - ", b, " * ", q, ")");
       }
       int64_t divisor = 0;
       if (IsConstInt(n.args[1], &divisor) && divisor > 0 && ProvablyNonNegative(n.args[0])) {
-        return absl::StrCat("(", *a, div ? " / " : " % ", *b, ")");
+        return absl::StrCat("(", a, div ? " / " : " % ", b, ")");
       }
-      return absl::StrCat(div ? "pr_floordiv(" : "pr_floormod(", *a, ", ", *b, ")");
+      return absl::StrCat(div ? "pr_floordiv(" : "pr_floormod(", a, ", ", b, ")");
     }
   }
   return absl::InvalidArgumentError("unknown binary operator");
@@ -148,16 +147,13 @@ absl::StatusOr<std::string> ExprPrinter::PrintBinary(const ExprNode& n) const {
 absl::StatusOr<std::string> ExprPrinter::Print(const Expr& e) const {
   const ExprNode& n = *e;
   auto unary = [&](const char* prefix, const char* suffix) -> absl::StatusOr<std::string> {
-    absl::StatusOr<std::string> a = Print(n.args[0]);
-    if (!a.ok()) return a.status();
-    return absl::StrCat(prefix, *a, suffix);
+    PRUNER_ASSIGN_OR_RETURN(std::string a, Print(n.args[0]));
+    return absl::StrCat(prefix, a, suffix);
   };
   auto infix = [&](const char* op) -> absl::StatusOr<std::string> {
-    absl::StatusOr<std::string> a = Print(n.args[0]);
-    if (!a.ok()) return a.status();
-    absl::StatusOr<std::string> b = Print(n.args[1]);
-    if (!b.ok()) return b.status();
-    return absl::StrCat("(", *a, " ", op, " ", *b, ")");
+    PRUNER_ASSIGN_OR_RETURN(std::string a, Print(n.args[0]));
+    PRUNER_ASSIGN_OR_RETURN(std::string b, Print(n.args[1]));
+    return absl::StrCat("(", a, " ", op, " ", b, ")");
   };
   switch (n.kind) {
     case ExprKind::kIntImm: {
@@ -176,9 +172,8 @@ absl::StatusOr<std::string> ExprPrinter::Print(const Expr& e) const {
       }
       return VarName(n.id);
     case ExprKind::kRead: {
-      absl::StatusOr<std::string> offset = FlatOffset(n.id, n.args);
-      if (!offset.ok()) return offset.status();
-      const std::string load = absl::StrCat(buffer_names_[n.id], "[", *offset, "]");
+      PRUNER_ASSIGN_OR_RETURN(std::string offset, FlatOffset(n.id, n.args));
+      const std::string load = absl::StrCat(buffer_names_[n.id], "[", offset, "]");
       // Every buffer stores float (as common/ir Tensors do); integer reads
       // convert back.
       return IsFloat(n.dtype) ? load : absl::StrCat("static_cast<int64_t>(", load, ")");
@@ -195,9 +190,8 @@ absl::StatusOr<std::string> ExprPrinter::Print(const Expr& e) const {
     case ExprKind::kSelect: {
       std::string parts[3];
       for (int i = 0; i < 3; ++i) {
-        absl::StatusOr<std::string> p = Print(n.args[i]);
-        if (!p.ok()) return p.status();
-        parts[i] = *std::move(p);
+        PRUNER_ASSIGN_OR_RETURN(std::string p, Print(n.args[i]));
+        parts[i] = std::move(p);
       }
       return absl::StrCat("(", parts[0], " ? ", parts[1], " : ", parts[2], ")");
     }

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -80,13 +81,12 @@ absl::StatusOr<std::vector<Tensor>> RunCpuKernel(const LoadedKernel& kernel,
   std::vector<float*> args;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Buffer& b = program.buffer(program.inputs[i]);
-    absl::StatusOr<std::vector<float>> data = InputInBufferLayout(b, inputs[i]);
-    if (!data.ok()) return data.status();
+    PRUNER_ASSIGN_OR_RETURN(std::vector<float> data, InputInBufferLayout(b, inputs[i]));
     storage.push_back(AllocateAligned(b.num_elements()));
     if (storage.back() == nullptr) {
       return absl::ResourceExhaustedError("cannot allocate kernel arguments");
     }
-    std::copy(data->begin(), data->end(), storage.back().get());
+    std::copy(data.begin(), data.end(), storage.back().get());
     args.push_back(storage.back().get());
   }
   for (int id : program.outputs) {

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/codegen/cuda_expr.h"
 #include "common/codegen/cuda_names.h"
 
@@ -70,7 +71,7 @@ class KernelEmitter {
     switch (s->kind) {
       case StmtKind::kSeq:
         for (const Stmt& c : s->seq) {
-          if (absl::Status st = Emit(c, indent, unroll_budget); !st.ok()) return st;
+          PRUNER_RETURN_IF_ERROR(Emit(c, indent, unroll_budget));
         }
         return absl::OkStatus();
       case StmtKind::kBarrier:
@@ -96,22 +97,19 @@ class KernelEmitter {
   }
 
   absl::Status EmitStore(const StmtNode& s, int indent) {
-    absl::StatusOr<std::string> target = printer_.BufferAccess(s.buffer, s.indices);
-    if (!target.ok()) return target.status();
-    absl::StatusOr<std::string> value = printer_.Print(s.value);
-    if (!value.ok()) return value.status();
-    Line(indent, absl::StrCat(*target, " = ", *value, ";"));
+    PRUNER_ASSIGN_OR_RETURN(std::string target, printer_.BufferAccess(s.buffer, s.indices));
+    PRUNER_ASSIGN_OR_RETURN(std::string value, printer_.Print(s.value));
+    Line(indent, absl::StrCat(target, " = ", value, ";"));
     return absl::OkStatus();
   }
 
   absl::Status EmitIf(const StmtNode& s, int indent, int64_t unroll_budget) {
-    absl::StatusOr<std::string> cond = printer_.Print(s.condition);
-    if (!cond.ok()) return cond.status();
-    Line(indent, absl::StrCat("if ", *cond, " {"));
-    if (absl::Status st = Emit(s.body, indent + 1, unroll_budget); !st.ok()) return st;
+    PRUNER_ASSIGN_OR_RETURN(std::string cond, printer_.Print(s.condition));
+    Line(indent, absl::StrCat("if ", cond, " {"));
+    PRUNER_RETURN_IF_ERROR(Emit(s.body, indent + 1, unroll_budget));
     if (s.else_body != nullptr) {
       Line(indent, "} else {");
-      if (absl::Status st = Emit(s.else_body, indent + 1, unroll_budget); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(Emit(s.else_body, indent + 1, unroll_budget));
     }
     Line(indent, "}");
     return absl::OkStatus();
@@ -149,10 +147,10 @@ class KernelEmitter {
             "loop ", s.var_name, " binds fewer threads than the launch around a barrier"));
       }
       Line(indent + 1, absl::StrCat("if (", name, " < ", s.extent, ") {"));
-      if (absl::Status st = Emit(s.body, indent + 2, unroll_budget); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(Emit(s.body, indent + 2, unroll_budget));
       Line(indent + 1, "}");
     } else {
-      if (absl::Status st = Emit(s.body, indent + 1, unroll_budget); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(Emit(s.body, indent + 1, unroll_budget));
     }
     Line(indent, "}");
     CloseVar(s);
@@ -173,7 +171,7 @@ class KernelEmitter {
     if (unroll) Line(indent, "#pragma unroll");
     Line(indent, absl::StrCat("for (int ", name, " = 0; ", name, " < ", s.extent, "; ++", name,
                               ") {"));
-    if (absl::Status st = Emit(s.body, indent + 1, unroll_budget); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(Emit(s.body, indent + 1, unroll_budget));
     Line(indent, "}");
     CloseVar(s);
     return absl::OkStatus();
@@ -255,7 +253,7 @@ absl::StatusOr<CudaModuleSource> GenerateCudaSource(const Program& program,
   if (program.target != DeviceKind::kGpu || device.kind != DeviceKind::kGpu) {
     return absl::InvalidArgumentError("CUDA code generation needs a GPU program and device");
   }
-  if (absl::Status st = CheckBuffers(program); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(CheckBuffers(program));
 
   CudaNameTable names;
   std::vector<std::string> buffer_names;

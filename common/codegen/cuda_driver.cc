@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -160,11 +161,10 @@ absl::StatusOr<int> CudaDeviceCount() {
 }
 
 absl::StatusOr<CudaDeviceProperties> QueryCudaDevice(int ordinal) {
-  absl::StatusOr<int> count = CudaDeviceCount();
-  if (!count.ok()) return count.status();
-  if (ordinal < 0 || ordinal >= *count) {
+  PRUNER_ASSIGN_OR_RETURN(int count, CudaDeviceCount());
+  if (ordinal < 0 || ordinal >= count) {
     return absl::InvalidArgumentError(
-        absl::StrCat("CUDA device ", ordinal, " does not exist (", *count, " present)"));
+        absl::StrCat("CUDA device ", ordinal, " does not exist (", count, " present)"));
   }
   const DriverApi& api = *Driver();
   CUdevice dev = 0;
@@ -198,11 +198,10 @@ absl::StatusOr<CudaDeviceProperties> QueryCudaDevice(int ordinal) {
 }
 
 absl::StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::Open(int ordinal) {
-  absl::StatusOr<CudaDeviceProperties> props = QueryCudaDevice(ordinal);
-  if (!props.ok()) return props.status();
+  PRUNER_ASSIGN_OR_RETURN(CudaDeviceProperties props, QueryCudaDevice(ordinal));
   const DriverApi& api = *Driver();
   std::unique_ptr<CudaDevice> device(new CudaDevice());
-  device->properties_ = *props;
+  device->properties_ = props;
   PRUNER_CU(api.DeviceGet(&device->device_, ordinal), "cuDeviceGet");
   PRUNER_CU(api.PrimaryCtxRetain(&device->context_, device->device_), "cuDevicePrimaryCtxRetain");
   return device;
@@ -217,30 +216,30 @@ absl::Status CudaDevice::MakeCurrent() const {
 }
 
 absl::StatusOr<uint64_t> CudaDevice::Alloc(size_t bytes) {
-  if (absl::Status st = MakeCurrent(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(MakeCurrent());
   CUdeviceptr ptr = 0;
   PRUNER_CU(Driver()->MemAlloc(&ptr, bytes), "cuMemAlloc");
   return static_cast<uint64_t>(ptr);
 }
 
 absl::Status CudaDevice::Free(uint64_t ptr) {
-  if (absl::Status st = MakeCurrent(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(MakeCurrent());
   return Check(Driver()->MemFree(ptr), "cuMemFree");
 }
 
 absl::Status CudaDevice::CopyToDevice(uint64_t dst, const void* src, size_t bytes) {
-  if (absl::Status st = MakeCurrent(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(MakeCurrent());
   return Check(Driver()->MemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
 }
 
 absl::Status CudaDevice::CopyToHost(void* dst, uint64_t src, size_t bytes) {
-  if (absl::Status st = MakeCurrent(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(MakeCurrent());
   return Check(Driver()->MemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
 }
 
 absl::StatusOr<std::unique_ptr<CudaDevice::Module>> CudaDevice::LoadModule(
     const std::string& image) {
-  if (absl::Status st = MakeCurrent(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(MakeCurrent());
   // PTX must be NUL-terminated; std::string guarantees c_str() is.
   CUmodule module = nullptr;
   PRUNER_CU(Driver()->ModuleLoadData(&module, image.c_str()), "cuModuleLoadData");
@@ -276,8 +275,8 @@ absl::Status CudaDevice::Enqueue(const CudaFunction& function, const std::array<
 absl::Status CudaDevice::Launch(const CudaFunction& function, const std::array<int64_t, 3>& grid,
                                 const std::array<int64_t, 3>& block,
                                 const std::vector<uint64_t>& args) {
-  if (absl::Status st = MakeCurrent(); !st.ok()) return st;
-  if (absl::Status st = Enqueue(function, grid, block, args); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(MakeCurrent());
+  PRUNER_RETURN_IF_ERROR(Enqueue(function, grid, block, args));
   return Check(Driver()->CtxSynchronize(), "kernel execution");
 }
 

@@ -12,8 +12,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/codegen/cuda_toolkit_paths.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
 
 namespace pruner {
 namespace {
@@ -199,15 +200,14 @@ absl::StatusOr<NvrtcInfo> LoadNvrtc() {
 
 absl::StatusOr<CompiledCuda> CompileCuda(const CudaModuleSource& module, std::string_view arch_text,
                                          double timeout_s) {
-  absl::StatusOr<CudaArch> arch = ParseCudaArch(arch_text);
-  if (!arch.ok()) return arch.status();
+  PRUNER_ASSIGN_OR_RETURN(CudaArch arch, ParseCudaArch(arch_text));
   const absl::StatusOr<NvrtcApi>& api = Api();
   if (!api.ok()) return api.status();
 
   // The worker thread owns copies of everything it reads, so it may outlive
   // this call when the deadline passes.
   auto task = std::make_shared<std::packaged_task<absl::StatusOr<CompiledCuda>()>>(
-      [api = &*api, source = module.source, a = *arch] { return CompileNow(*api, source, a); });
+      [api = &*api, source = module.source, a = arch] { return CompileNow(*api, source, a); });
   std::future<absl::StatusOr<CompiledCuda>> result = task->get_future();
   std::thread([task] { (*task)(); }).detach();
   if (result.wait_for(std::chrono::duration<double>(timeout_s)) != std::future_status::ready) {

@@ -14,10 +14,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "common/base/status_macros.h"
 #include "common/codegen/child_process.h"
 #include "common/codegen/cuda_nvrtc.h"
 #include "common/codegen/cuda_toolkit_paths.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
 
 namespace pruner {
 namespace {
@@ -120,8 +121,7 @@ CudaResourceReport ParsePtxasOutput(std::string_view text) {
 
 absl::StatusOr<CudaResourceReport> RunPtxas(std::string_view ptx, std::string_view gpu_name,
                                             double timeout_s) {
-  absl::StatusOr<CudaArch> arch = ParseCudaArch(gpu_name);
-  if (!arch.ok()) return arch.status();
+  PRUNER_ASSIGN_OR_RETURN(CudaArch arch, ParseCudaArch(gpu_name));
   std::string nvrtc_library;
   if (absl::StatusOr<NvrtcInfo> nvrtc = LoadNvrtc(); nvrtc.ok()) nvrtc_library = nvrtc->library;
   absl::StatusOr<std::string> ptxas = FindPtxas(nvrtc_library);
@@ -138,24 +138,24 @@ absl::StatusOr<CudaResourceReport> RunPtxas(std::string_view ptx, std::string_vi
     if (!out) return absl::InternalError("build error: cannot write the PTX for ptxas");
   }
   TempFile log(".log");
-  absl::StatusOr<ProcessResult> run = RunProcess(
-      {*ptxas, "-v", "-O3", "--gpu-name", arch->sm_name(), input.path(), "-o", output.path()},
-      log.path(), absl::Seconds(timeout_s));
-  if (!run.ok()) return run.status();
-  if (run->timed_out) {
+  PRUNER_ASSIGN_OR_RETURN(ProcessResult run,
+                          RunProcess(
+      {*ptxas, "-v", "-O3", "--gpu-name", arch.sm_name(), input.path(), "-o", output.path()},
+      log.path(), absl::Seconds(timeout_s)));
+  if (run.timed_out) {
     return absl::DeadlineExceededError(
         absl::StrCat("build timeout: ptxas killed after ", timeout_s, " s"));
   }
-  if (run->exit_code != 0) {
-    if (run->output.find("too much shared data") != std::string::npos) {
+  if (run.exit_code != 0) {
+    if (run.output.find("too much shared data") != std::string::npos) {
       return absl::InvalidArgumentError(
-          absl::StrCat("invalid schedule: ptxas: ", run->output));
+          absl::StrCat("invalid schedule: ptxas: ", run.output));
     }
-    return absl::InternalError(absl::StrCat("build error: ptxas (exit ", run->exit_code,
-                                            "): ", run->output));
+    return absl::InternalError(absl::StrCat("build error: ptxas (exit ", run.exit_code,
+                                            "): ", run.output));
   }
-  CudaResourceReport report = ParsePtxasOutput(run->output);
-  report.gpu_name = arch->sm_name();
+  CudaResourceReport report = ParsePtxasOutput(run.output);
+  report.gpu_name = arch.sm_name();
   struct stat st {};
   if (stat(output.path().c_str(), &st) == 0) report.cubin_bytes = st.st_size;
   return report;

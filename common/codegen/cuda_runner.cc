@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -31,9 +32,8 @@ absl::StatusOr<CudaRunResult> RunCudaModule(CudaDevice& device, const Program& p
   DeviceBuffers buffers{device, std::vector<uint64_t>(program.buffers.size(), 0)};
   for (const Buffer& b : program.buffers) {
     if (b.scope != MemScope::kGlobal) continue;
-    absl::StatusOr<uint64_t> ptr = device.Alloc(static_cast<size_t>(b.bytes()));
-    if (!ptr.ok()) return ptr.status();
-    buffers.ptrs[b.id] = *ptr;
+    PRUNER_ASSIGN_OR_RETURN(uint64_t ptr, device.Alloc(static_cast<size_t>(b.bytes())));
+    buffers.ptrs[b.id] = ptr;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Buffer& b = program.buffer(program.inputs[i]);
@@ -48,14 +48,12 @@ absl::StatusOr<CudaRunResult> RunCudaModule(CudaDevice& device, const Program& p
       return st;
     }
   }
-  absl::StatusOr<std::unique_ptr<CudaDevice::Module>> loaded = device.LoadModule(image);
-  if (!loaded.ok()) return loaded.status();
+  PRUNER_ASSIGN_OR_RETURN(std::unique_ptr<CudaDevice::Module> loaded, device.LoadModule(image));
   std::vector<CudaFunction> functions;
   std::vector<std::vector<uint64_t>> args;
   for (const CudaKernelSource& k : module.kernels) {
-    absl::StatusOr<CudaFunction> f = (*loaded)->Function(k.name);
-    if (!f.ok()) return f.status();
-    functions.push_back(*f);
+    PRUNER_ASSIGN_OR_RETURN(CudaFunction f, loaded->Function(k.name));
+    functions.push_back(f);
     args.emplace_back();
     for (int id : k.params) args.back().push_back(buffers.ptrs[id]);
   }
@@ -78,10 +76,9 @@ absl::StatusOr<CudaRunResult> RunCudaModule(CudaDevice& device, const Program& p
   }
   for (size_t k = 0; timing_repeat > 0 && k < functions.size(); ++k) {
     const CudaKernelSource& src = module.kernels[k];
-    absl::StatusOr<double> ms =
-        device.TimeLaunches(functions[k], src.grid, src.block, args[k], timing_repeat);
-    if (!ms.ok()) return ms.status();
-    result.ms_per_run += *ms;
+    PRUNER_ASSIGN_OR_RETURN(double ms,
+                            device.TimeLaunches(functions[k], src.grid, src.block, args[k], timing_repeat));
+    result.ms_per_run += ms;
   }
   return result;
 }

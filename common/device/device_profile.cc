@@ -10,12 +10,11 @@
 #include "absl/strings/str_join.h"
 #include "common/device/gpu_profiles.h"
 #include "common/device/profile_fields.h"
-#include "common/device/string_view_compat.h"
+#include "common/base/absl_compat.h"
 
 namespace pruner {
 namespace {
 
-using device_internal::AsAbsl;
 
 // Detecting reads a few dozen small files; once per process is enough.
 DeviceProfile CachedLocalCpu() {
@@ -44,7 +43,7 @@ const std::vector<BuiltinProfile>& BuiltinProfiles() {
 }
 
 std::string NormaliseName(std::string_view name) {
-  std::string out = absl::AsciiStrToLower(absl::StripAsciiWhitespace(AsAbsl(name)));
+  std::string out = absl::AsciiStrToLower(absl::StripAsciiWhitespace(ToAbsl(name)));
   std::replace(out.begin(), out.end(), '_', '-');
   return out;
 }
@@ -108,7 +107,7 @@ absl::StatusOr<DeviceProfile> GetDeviceProfile(std::string_view name) {
                              [&](const char* a) { return wanted == a; });
     if (match) return builtin.make();
   }
-  return absl::NotFoundError(absl::StrCat("unknown device profile '", AsAbsl(name),
+  return absl::NotFoundError(absl::StrCat("unknown device profile '", ToAbsl(name),
                                           "'; known: ",
                                           DescribeKnownProfiles()));
 }
@@ -118,8 +117,8 @@ absl::Status CheckCompatible(const DeviceProfile& reported,
   if (reported.kind != builtin.kind) {
     return absl::FailedPreconditionError(absl::StrCat(
         "device '", reported.name, "' reports kind ",
-        AsAbsl(DeviceKindName(reported.kind)), " but profile '", builtin.name,
-        "' is ", AsAbsl(DeviceKindName(builtin.kind))));
+        ToAbsl(DeviceKindName(reported.kind)), " but profile '", builtin.name,
+        "' is ", ToAbsl(DeviceKindName(builtin.kind))));
   }
   std::vector<std::string> problems;
   if (builtin.IsGpu()) {

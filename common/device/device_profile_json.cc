@@ -9,12 +9,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/device/profile_fields.h"
-#include "common/device/string_view_compat.h"
+#include "common/base/absl_compat.h"
 
 namespace pruner {
 namespace {
 
-using device_internal::AsAbsl;
 using nlohmann::json;
 
 struct WriteField {
@@ -30,7 +29,7 @@ template <typename T>
 absl::Status ReadInteger(std::string_view key, const json& value, T& field) {
   if (!value.is_number_integer()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("'", AsAbsl(key), "' must be an integer"));
+        absl::StrCat("'", ToAbsl(key), "' must be an integer"));
   }
   bool fits = value.is_number_unsigned()
                   ? value.get<uint64_t>() <=
@@ -39,7 +38,7 @@ absl::Status ReadInteger(std::string_view key, const json& value, T& field) {
                         value.get<int64_t>() <= std::numeric_limits<T>::max();
   if (!fits) {
     return absl::InvalidArgumentError(
-        absl::StrCat("'", AsAbsl(key), "' is out of range"));
+        absl::StrCat("'", ToAbsl(key), "' is out of range"));
   }
   field = static_cast<T>(value.get<int64_t>());
   return absl::OkStatus();
@@ -61,7 +60,7 @@ struct ReadField {
                            std::string& field) {
     if (!value.is_string()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("'", AsAbsl(key), "' must be a string"));
+          absl::StrCat("'", ToAbsl(key), "' must be a string"));
     }
     field = value.get<std::string>();
     return absl::OkStatus();
@@ -70,7 +69,7 @@ struct ReadField {
                            double& field) {
     if (!value.is_number()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("'", AsAbsl(key), "' must be a number"));
+          absl::StrCat("'", ToAbsl(key), "' must be a number"));
     }
     field = value.get<double>();
     return absl::OkStatus();
@@ -87,7 +86,7 @@ struct ReadField {
                            std::array<int64_t, 3>& field) {
     if (!value.is_array() || value.size() != field.size()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("'", AsAbsl(key), "' must be an array of 3 integers"));
+          absl::StrCat("'", ToAbsl(key), "' must be an array of 3 integers"));
     }
     for (size_t i = 0; i < field.size(); ++i) {
       absl::Status s = ReadInteger(key, value[i], field[i]);

@@ -14,12 +14,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "common/device/string_view_compat.h"
+#include "common/base/absl_compat.h"
 
 namespace pruner {
 namespace {
 
-using device_internal::AsAbsl;
 
 constexpr int64_t KiB = 1024;
 // Used only when the corresponding file is missing; each use is noted.
@@ -203,7 +202,7 @@ std::optional<double> ReadClockMhz(const std::string& cpu_dir,
 }  // namespace
 
 std::optional<int64_t> ParseCacheSize(std::string_view text_in) {
-  absl::string_view text = absl::StripAsciiWhitespace(AsAbsl(text_in));
+  absl::string_view text = absl::StripAsciiWhitespace(ToAbsl(text_in));
   if (text.empty()) return std::nullopt;
   int64_t multiplier = 1;
   switch (absl::ascii_toupper(text.back())) {

@@ -1,5 +1,6 @@
 #include "common/features/pacm_features.h"
 
+#include "common/base/status_macros.h"
 #include "common/lower/lower.h"
 
 namespace pruner {
@@ -13,9 +14,8 @@ PaCMFeatures ExtractPaCMFeatures(const Program& program, const WorkloadTag& tag,
 }
 
 absl::StatusOr<PaCMFeatures> ExtractPaCMFeatures(const State& state, const DeviceProfile& device) {
-  absl::StatusOr<Program> program = Lower(state, device);
-  if (!program.ok()) return program.status();
-  return ExtractPaCMFeatures(*program, ComputeWorkloadTag(*state.original_dag()), device);
+  PRUNER_ASSIGN_OR_RETURN(Program program, Lower(state, device));
+  return ExtractPaCMFeatures(program, ComputeWorkloadTag(*state.original_dag()), device);
 }
 
 }  // namespace pruner

@@ -65,6 +65,7 @@
 //   model sums rows). MAD is never detected, so both mad columns stay 0.
 #include "common/features/statement_features.h"
 
+#include "common/base/status_macros.h"
 #include "common/features/feature_extractor.h"
 #include "common/lower/lower.h"
 
@@ -78,9 +79,8 @@ ProgramFeatures ExtractStatementFeatures(const Program& program, const DevicePro
 
 absl::StatusOr<ProgramFeatures> ExtractStateFeatures(const State& state,
                                                      const DeviceProfile& device) {
-  absl::StatusOr<Program> program = Lower(state, device);
-  if (!program.ok()) return program.status();
-  return ExtractStatementFeatures(*program, device);
+  PRUNER_ASSIGN_OR_RETURN(Program program, Lower(state, device));
+  return ExtractStatementFeatures(program, device);
 }
 
 }  // namespace pruner

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/graph/stages.h"
-#include "common/graph/status_macros.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -124,7 +124,7 @@ absl::StatusOr<ComputeDag> GroupToDag(const Graph& graph, const FusedGroup& grou
       }
       inputs.push_back(it->second);
     }
-    GRAPH_ASSIGN_OR_RETURN(const int out, EmitNodeStages(b, node, inputs));
+    PRUNER_ASSIGN_OR_RETURN(const int out, EmitNodeStages(b, node, inputs));
     stage_of[node.output] = out;
   }
   return std::move(b).Build();

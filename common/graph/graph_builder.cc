@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/graph/shape_inference.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
 #include "common/ir/tensor.h"
 
 namespace pruner {

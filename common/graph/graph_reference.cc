@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/graph/fusion.h"
-#include "common/graph/status_macros.h"
+#include "common/base/status_macros.h"
 #include "common/ir/reference.h"
 
 namespace pruner {
@@ -66,12 +66,12 @@ absl::StatusOr<std::map<TensorId, Tensor>> RunGraph(const Graph& graph,
       inputs.push_back(it->second);
     }
     if (group.kind == GroupKind::kView) {
-      GRAPH_ASSIGN_OR_RETURN(values[group.output], RunView(graph.node(group.nodes[0]), inputs[0],
+      PRUNER_ASSIGN_OR_RETURN(values[group.output], RunView(graph.node(group.nodes[0]), inputs[0],
                                                            graph.tensor(group.output).shape));
       continue;
     }
-    GRAPH_ASSIGN_OR_RETURN(const ComputeDag dag, GroupToDag(graph, group));
-    GRAPH_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, RunReference(dag, inputs));
+    PRUNER_ASSIGN_OR_RETURN(const ComputeDag dag, GroupToDag(graph, group));
+    PRUNER_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, RunReference(dag, inputs));
     if (outputs.size() != 1) {
       return absl::InternalError(absl::StrCat("RunGraph: the group of '",
                                               graph.node(group.nodes[0]).name, "' has ",

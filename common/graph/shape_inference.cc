@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/graph/status_macros.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/status_macros.h"
+#include "common/base/absl_compat.h"
 #include "common/ir/ops.h"
 #include "common/ir/tensor.h"
 
@@ -60,16 +60,16 @@ class Checker {
 
 absl::StatusOr<Shape> Conv2dShape(const Checker& c, const NodeAttrs& a,
                                   const std::vector<Shape>& in) {
-  GRAPH_RETURN_IF_ERROR(c.Arity(in, 2));
+  PRUNER_RETURN_IF_ERROR(c.Arity(in, 2));
   const Shape& x = in[0];
   const Shape& w = in[1];
-  GRAPH_RETURN_IF_ERROR(c.Rank("input", x, 4));
-  GRAPH_RETURN_IF_ERROR(c.Rank("weight", w, 4));
-  GRAPH_RETURN_IF_ERROR(c.Positive("groups", a.groups));
-  GRAPH_RETURN_IF_ERROR(c.Positive("stride_h", a.stride_h));
-  GRAPH_RETURN_IF_ERROR(c.Positive("stride_w", a.stride_w));
-  GRAPH_RETURN_IF_ERROR(c.Positive("dilation_h", a.dilation_h));
-  GRAPH_RETURN_IF_ERROR(c.Positive("dilation_w", a.dilation_w));
+  PRUNER_RETURN_IF_ERROR(c.Rank("input", x, 4));
+  PRUNER_RETURN_IF_ERROR(c.Rank("weight", w, 4));
+  PRUNER_RETURN_IF_ERROR(c.Positive("groups", a.groups));
+  PRUNER_RETURN_IF_ERROR(c.Positive("stride_h", a.stride_h));
+  PRUNER_RETURN_IF_ERROR(c.Positive("stride_w", a.stride_w));
+  PRUNER_RETURN_IF_ERROR(c.Positive("dilation_h", a.dilation_h));
+  PRUNER_RETURN_IF_ERROR(c.Positive("dilation_w", a.dilation_w));
   if (x[1] % a.groups != 0 || w[0] % a.groups != 0) {
     return c.Error("input channels ", x[1], " and output channels ", w[0],
                    " must both be divisible by groups=", a.groups);
@@ -79,36 +79,36 @@ absl::StatusOr<Shape> Conv2dShape(const Checker& c, const NodeAttrs& a,
                    ShapeToString(w), " expects ", w[1] * a.groups, " (", w[1], " per group x ",
                    a.groups, " groups)");
   }
-  GRAPH_RETURN_IF_ERROR(c.WindowFits("height", x[2], w[2], a.pad_h, a.dilation_h));
-  GRAPH_RETURN_IF_ERROR(c.WindowFits("width", x[3], w[3], a.pad_w, a.dilation_w));
+  PRUNER_RETURN_IF_ERROR(c.WindowFits("height", x[2], w[2], a.pad_h, a.dilation_h));
+  PRUNER_RETURN_IF_ERROR(c.WindowFits("width", x[3], w[3], a.pad_w, a.dilation_w));
   return Shape{x[0], w[0], ConvOutputSize(x[2], w[2], a.stride_h, a.pad_h, a.dilation_h),
                ConvOutputSize(x[3], w[3], a.stride_w, a.pad_w, a.dilation_w)};
 }
 
 absl::StatusOr<Shape> PoolShape(const Checker& c, const NodeAttrs& a,
                                 const std::vector<Shape>& in) {
-  GRAPH_RETURN_IF_ERROR(c.Arity(in, 1));
+  PRUNER_RETURN_IF_ERROR(c.Arity(in, 1));
   const Shape& x = in[0];
-  GRAPH_RETURN_IF_ERROR(c.Rank("input", x, 4));
-  GRAPH_RETURN_IF_ERROR(c.Positive("kernel_h", a.kernel_h));
-  GRAPH_RETURN_IF_ERROR(c.Positive("kernel_w", a.kernel_w));
-  GRAPH_RETURN_IF_ERROR(c.Positive("stride_h", a.stride_h));
-  GRAPH_RETURN_IF_ERROR(c.Positive("stride_w", a.stride_w));
+  PRUNER_RETURN_IF_ERROR(c.Rank("input", x, 4));
+  PRUNER_RETURN_IF_ERROR(c.Positive("kernel_h", a.kernel_h));
+  PRUNER_RETURN_IF_ERROR(c.Positive("kernel_w", a.kernel_w));
+  PRUNER_RETURN_IF_ERROR(c.Positive("stride_h", a.stride_h));
+  PRUNER_RETURN_IF_ERROR(c.Positive("stride_w", a.stride_w));
   // As in PyTorch (and ops.h Pool2d): every window overlaps the input.
   if (2 * a.pad_h > a.kernel_h || 2 * a.pad_w > a.kernel_w) {
     return c.Error("padding (", a.pad_h, ", ", a.pad_w, ") must be at most half the kernel (",
                    a.kernel_h, ", ", a.kernel_w, ")");
   }
-  GRAPH_RETURN_IF_ERROR(c.WindowFits("height", x[2], a.kernel_h, a.pad_h, 1));
-  GRAPH_RETURN_IF_ERROR(c.WindowFits("width", x[3], a.kernel_w, a.pad_w, 1));
+  PRUNER_RETURN_IF_ERROR(c.WindowFits("height", x[2], a.kernel_h, a.pad_h, 1));
+  PRUNER_RETURN_IF_ERROR(c.WindowFits("width", x[3], a.kernel_w, a.pad_w, 1));
   return Shape{x[0], x[1], ConvOutputSize(x[2], a.kernel_h, a.stride_h, a.pad_h, 1),
                ConvOutputSize(x[3], a.kernel_w, a.stride_w, a.pad_w, 1)};
 }
 
 absl::StatusOr<Shape> DenseShape(const Checker& c, const std::vector<Shape>& in) {
-  GRAPH_RETURN_IF_ERROR(c.Arity(in, 2));
-  GRAPH_RETURN_IF_ERROR(c.Rank("input", in[0], 2));
-  GRAPH_RETURN_IF_ERROR(c.Rank("weight", in[1], 2));
+  PRUNER_RETURN_IF_ERROR(c.Arity(in, 2));
+  PRUNER_RETURN_IF_ERROR(c.Rank("input", in[0], 2));
+  PRUNER_RETURN_IF_ERROR(c.Rank("weight", in[1], 2));
   if (in[0][1] != in[1][1]) {
     return c.Error("input ", ShapeToString(in[0]), " has ", in[0][1], " features but weight ",
                    ShapeToString(in[1]), " expects ", in[1][1]);
@@ -118,9 +118,9 @@ absl::StatusOr<Shape> DenseShape(const Checker& c, const std::vector<Shape>& in)
 
 absl::StatusOr<Shape> BatchMatmulShape(const Checker& c, const NodeAttrs& a,
                                        const std::vector<Shape>& in) {
-  GRAPH_RETURN_IF_ERROR(c.Arity(in, 2));
-  GRAPH_RETURN_IF_ERROR(c.Rank("a", in[0], 3));
-  GRAPH_RETURN_IF_ERROR(c.Rank("b", in[1], 3));
+  PRUNER_RETURN_IF_ERROR(c.Arity(in, 2));
+  PRUNER_RETURN_IF_ERROR(c.Rank("a", in[0], 3));
+  PRUNER_RETURN_IF_ERROR(c.Rank("b", in[1], 3));
   const Shape& lhs = in[0];
   const Shape& rhs = in[1];
   const int64_t k = a.transpose_b ? rhs[2] : rhs[1];
@@ -137,7 +137,7 @@ absl::StatusOr<Shape> BatchMatmulShape(const Checker& c, const NodeAttrs& a,
 
 absl::StatusOr<Shape> BiasAddShape(const Checker& c, const NodeAttrs& a,
                                    const std::vector<Shape>& in) {
-  GRAPH_RETURN_IF_ERROR(c.Arity(in, 2));
+  PRUNER_RETURN_IF_ERROR(c.Arity(in, 2));
   const Shape& x = in[0];
   if (a.axis < 0 || a.axis >= static_cast<int>(x.size())) {
     return c.Error("axis ", a.axis, " is out of range for input ", ShapeToString(x));
@@ -150,7 +150,7 @@ absl::StatusOr<Shape> BiasAddShape(const Checker& c, const NodeAttrs& a,
 }
 
 absl::StatusOr<Shape> SameShapeBinary(const Checker& c, const std::vector<Shape>& in) {
-  GRAPH_RETURN_IF_ERROR(c.Arity(in, 2));
+  PRUNER_RETURN_IF_ERROR(c.Arity(in, 2));
   if (in[0] != in[1]) {
     return c.Error("input shapes ", ShapeToString(in[0]), " and ", ShapeToString(in[1]),
                    " differ (no broadcasting)");
@@ -175,7 +175,7 @@ absl::StatusOr<Shape> LayerNormShape(const Checker& c, const std::vector<Shape>&
 
 absl::StatusOr<Shape> ReshapeShape(const Checker& c, const NodeAttrs& a,
                                    const std::vector<Shape>& in) {
-  GRAPH_RETURN_IF_ERROR(c.Arity(in, 1));
+  PRUNER_RETURN_IF_ERROR(c.Arity(in, 1));
   const int64_t total = NumElements(in[0]);
   int64_t known = 1;
   int inferred = -1;
@@ -206,7 +206,7 @@ absl::StatusOr<Shape> ReshapeShape(const Checker& c, const NodeAttrs& a,
 
 absl::StatusOr<Shape> TransposeShape(const Checker& c, const NodeAttrs& a,
                                      const std::vector<Shape>& in) {
-  GRAPH_RETURN_IF_ERROR(c.Arity(in, 1));
+  PRUNER_RETURN_IF_ERROR(c.Arity(in, 1));
   const Shape& x = in[0];
   std::vector<bool> seen(x.size(), false);
   bool ok = a.perm.size() == x.size();
@@ -246,11 +246,11 @@ absl::StatusOr<std::vector<int64_t>> InferShape(NodeKind kind, std::string_view 
     case NodeKind::kMaxPool2d:
     case NodeKind::kAvgPool2d: return PoolShape(c, attrs, inputs);
     case NodeKind::kGlobalAvgPool2d:
-      GRAPH_RETURN_IF_ERROR(c.Arity(inputs, 1));
-      GRAPH_RETURN_IF_ERROR(c.Rank("input", inputs[0], 4));
+      PRUNER_RETURN_IF_ERROR(c.Arity(inputs, 1));
+      PRUNER_RETURN_IF_ERROR(c.Rank("input", inputs[0], 4));
       return Shape{inputs[0][0], inputs[0][1], 1, 1};
     case NodeKind::kSoftmax:
-      GRAPH_RETURN_IF_ERROR(c.Arity(inputs, 1));
+      PRUNER_RETURN_IF_ERROR(c.Arity(inputs, 1));
       if (inputs[0].size() < 2) return c.Error("input must have rank >= 2 (rows, then the axis)");
       if (attrs.axis != -1 && attrs.axis != static_cast<int>(inputs[0].size()) - 1) {
         return c.Error("only the last axis is supported, got axis ", attrs.axis);
@@ -261,7 +261,7 @@ absl::StatusOr<std::vector<int64_t>> InferShape(NodeKind kind, std::string_view 
     case NodeKind::kRelu:
     case NodeKind::kRelu6:
     case NodeKind::kGelu:
-    case NodeKind::kScale: GRAPH_RETURN_IF_ERROR(c.Arity(inputs, 1)); return inputs[0];
+    case NodeKind::kScale: PRUNER_RETURN_IF_ERROR(c.Arity(inputs, 1)); return inputs[0];
     case NodeKind::kAdd:
     case NodeKind::kMultiply: return SameShapeBinary(c, inputs);
     case NodeKind::kReshape: return ReshapeShape(c, attrs, inputs);

@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/graph/status_macros.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/status_macros.h"
+#include "common/base/absl_compat.h"
 
 namespace pruner {
 namespace {
@@ -97,7 +97,7 @@ absl::StatusOr<std::vector<GraphTask>> ExtractTasks(const Graph& graph,
   for (const FusedGroup& group : FuseGraph(graph)) {
     if (group.kind == GroupKind::kView) continue;
     if (!group.has_reduction() && !options.include_simple_tasks) continue;
-    GRAPH_ASSIGN_OR_RETURN(ComputeDag dag, GroupToDag(graph, group));
+    PRUNER_ASSIGN_OR_RETURN(ComputeDag dag, GroupToDag(graph, group));
     std::string key = dag.WorkloadKey();
     const std::string& first_node = graph.node(group.nodes[0]).name;
     if (auto it = task_of_key.find(key); it != task_of_key.end()) {

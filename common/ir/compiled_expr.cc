@@ -4,7 +4,8 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "common/ir/scalar_ops.h"
 
 namespace pruner::internal {
@@ -341,11 +342,9 @@ class Compiler {
         return CompileRead<T>(e);
       case ExprKind::kBinary:
         if constexpr (!std::is_same_v<T, bool>) {
-          auto a = Compile<T>(e->args[0]);
-          if (!a.ok()) return a.status();
-          auto b = Compile<T>(e->args[1]);
-          if (!b.ok()) return b.status();
-          return MakeBinary<T>(e->binary_op(), *std::move(a), *std::move(b),
+          PRUNER_ASSIGN_OR_RETURN(auto a, Compile<T>(e->args[0]));
+          PRUNER_ASSIGN_OR_RETURN(auto b, Compile<T>(e->args[1]));
+          return MakeBinary<T>(e->binary_op(), std::move(a), std::move(b),
                                absl::StrCat(options_.context, ": ", ToString(e)));
         }
         break;
@@ -354,60 +353,50 @@ class Compiler {
           return DispatchValueType(
               e->args[0]->dtype, [&](auto tag) -> absl::StatusOr<CompiledExprPtr<bool>> {
                 using U = decltype(tag);
-                auto a = Compile<U>(e->args[0]);
-                if (!a.ok()) return a.status();
-                auto b = Compile<U>(e->args[1]);
-                if (!b.ok()) return b.status();
-                return MakeCompare<U>(e->compare_op(), *std::move(a), *std::move(b));
+                PRUNER_ASSIGN_OR_RETURN(auto a, Compile<U>(e->args[0]));
+                PRUNER_ASSIGN_OR_RETURN(auto b, Compile<U>(e->args[1]));
+                return MakeCompare<U>(e->compare_op(), std::move(a), std::move(b));
               });
         }
         break;
       case ExprKind::kAnd:
       case ExprKind::kOr:
         if constexpr (std::is_same_v<T, bool>) {
-          auto a = Compile<bool>(e->args[0]);
-          if (!a.ok()) return a.status();
-          auto b = Compile<bool>(e->args[1]);
-          if (!b.ok()) return b.status();
+          PRUNER_ASSIGN_OR_RETURN(auto a, Compile<bool>(e->args[0]));
+          PRUNER_ASSIGN_OR_RETURN(auto b, Compile<bool>(e->args[1]));
           if (e->kind == ExprKind::kAnd) {
-            return CompiledExprPtr<bool>(std::make_unique<AndNode>(*std::move(a), *std::move(b)));
+            return CompiledExprPtr<bool>(std::make_unique<AndNode>(std::move(a), std::move(b)));
           }
-          return CompiledExprPtr<bool>(std::make_unique<OrNode>(*std::move(a), *std::move(b)));
+          return CompiledExprPtr<bool>(std::make_unique<OrNode>(std::move(a), std::move(b)));
         }
         break;
       case ExprKind::kNot:
         if constexpr (std::is_same_v<T, bool>) {
-          auto a = Compile<bool>(e->args[0]);
-          if (!a.ok()) return a.status();
-          return CompiledExprPtr<bool>(std::make_unique<NotNode>(*std::move(a)));
+          PRUNER_ASSIGN_OR_RETURN(auto a, Compile<bool>(e->args[0]));
+          return CompiledExprPtr<bool>(std::make_unique<NotNode>(std::move(a)));
         }
         break;
       case ExprKind::kSelect: {
-        auto cond = Compile<bool>(e->args[0]);
-        if (!cond.ok()) return cond.status();
-        auto a = Compile<T>(e->args[1]);
-        if (!a.ok()) return a.status();
-        auto b = Compile<T>(e->args[2]);
-        if (!b.ok()) return b.status();
+        PRUNER_ASSIGN_OR_RETURN(auto cond, Compile<bool>(e->args[0]));
+        PRUNER_ASSIGN_OR_RETURN(auto a, Compile<T>(e->args[1]));
+        PRUNER_ASSIGN_OR_RETURN(auto b, Compile<T>(e->args[2]));
         return CompiledExprPtr<T>(
-            std::make_unique<SelectNode<T>>(*std::move(cond), *std::move(a), *std::move(b)));
+            std::make_unique<SelectNode<T>>(std::move(cond), std::move(a), std::move(b)));
       }
       case ExprKind::kCall:
         if constexpr (std::is_same_v<T, float>) {
           if (e->args.size() != 1) return Error(absl::StrCat(ToString(e), " needs one argument"));
-          auto a = Compile<float>(e->args[0]);
-          if (!a.ok()) return a.status();
-          return MakeCall(e->call_fn(), *std::move(a));
+          PRUNER_ASSIGN_OR_RETURN(auto a, Compile<float>(e->args[0]));
+          return MakeCall(e->call_fn(), std::move(a));
         }
         break;
       case ExprKind::kCast:
         return DispatchValueType(e->args[0]->dtype,
                                  [&](auto tag) -> absl::StatusOr<CompiledExprPtr<T>> {
                                    using From = decltype(tag);
-                                   auto a = Compile<From>(e->args[0]);
-                                   if (!a.ok()) return a.status();
+                                   PRUNER_ASSIGN_OR_RETURN(auto a, Compile<From>(e->args[0]));
                                    return CompiledExprPtr<T>(
-                                       std::make_unique<CastNode<T, From>>(*std::move(a)));
+                                       std::make_unique<CastNode<T, From>>(std::move(a)));
                                  });
     }
     return Error(absl::StrCat("cannot evaluate ", ToString(e), " as ", ToAbsl(DTypeName(e->dtype))));
@@ -422,9 +411,8 @@ class Compiler {
   absl::StatusOr<CompiledExprPtr<T>> CompileRead(const Expr& e) {
     std::vector<CompiledExprPtr<int64_t>> indices;
     for (const Expr& index : e->args) {
-      auto compiled = Compile<int64_t>(index);
-      if (!compiled.ok()) return compiled.status();
-      indices.push_back(*std::move(compiled));
+      PRUNER_ASSIGN_OR_RETURN(auto compiled, Compile<int64_t>(index));
+      indices.push_back(std::move(compiled));
     }
     if (options_.read_fn != nullptr) {
       return CompiledExprPtr<T>(

@@ -10,7 +10,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 
@@ -79,7 +80,7 @@ class BodyChecker {
                                 ExpectedArgs(n.kind)));
     }
     for (const Expr& arg : n.args) {
-      if (absl::Status s = Check(arg); !s.ok()) return s;
+      PRUNER_RETURN_IF_ERROR(Check(arg));
     }
     switch (n.kind) {
       case ExprKind::kIntImm:
@@ -93,14 +94,14 @@ class BodyChecker {
       case ExprKind::kVar: return CheckVar(n);
       case ExprKind::kRead: return CheckRead(n);
       case ExprKind::kBinary: {
-        if (absl::Status s = CheckSameDType(n, n.args[0], n.args[1]); !s.ok()) return s;
+        PRUNER_RETURN_IF_ERROR(CheckSameDType(n, n.args[0], n.args[1]));
         if (n.args[0]->dtype == DType::kBool) {
           return Error(absl::StrCat(KindName(n), " on bool operands; use And/Or/Not"));
         }
         return CheckResultDType(n, n.args[0]->dtype);
       }
       case ExprKind::kCompare:
-        if (absl::Status s = CheckSameDType(n, n.args[0], n.args[1]); !s.ok()) return s;
+        PRUNER_RETURN_IF_ERROR(CheckSameDType(n, n.args[0], n.args[1]));
         return CheckResultDType(n, DType::kBool);
       case ExprKind::kAnd:
       case ExprKind::kOr:
@@ -117,7 +118,7 @@ class BodyChecker {
           return Error(absl::StrCat("the condition of Select has dtype ",
                                     ToAbsl(DTypeName(n.args[0]->dtype)), ", expected bool"));
         }
-        if (absl::Status s = CheckSameDType(n, n.args[1], n.args[2]); !s.ok()) return s;
+        PRUNER_RETURN_IF_ERROR(CheckSameDType(n, n.args[1], n.args[2]));
         return CheckResultDType(n, n.args[1]->dtype);
       case ExprKind::kCall:
         if (!IsFloat(n.args[0]->dtype)) {
@@ -230,8 +231,8 @@ absl::Status CheckOp(const std::vector<OpRef>& ops, const std::map<int, int>& in
     }
     return absl::OkStatus();
   }
-  if (absl::Status s = CheckExtents(op.axes, checker); !s.ok()) return s;
-  if (absl::Status s = CheckExtents(op.reduce_axes, checker); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(CheckExtents(op.axes, checker));
+  PRUNER_RETURN_IF_ERROR(CheckExtents(op.reduce_axes, checker));
   bool shape_matches = op.shape.size() == op.axes.size();
   for (size_t i = 0; shape_matches && i < op.axes.size(); ++i) {
     shape_matches = op.shape[i] == op.axes[i].extent;
@@ -249,7 +250,7 @@ absl::Status CheckOp(const std::vector<OpRef>& ops, const std::map<int, int>& in
                              : "has reduce axes but no reduction kind");
   }
   if (op.body == nullptr) return checker.Error("a compute op needs a body");
-  if (absl::Status s = checker.Check(op.body); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(checker.Check(op.body));
   if (op.body->dtype != op.dtype) {
     return checker.Error(absl::StrCat("the body has dtype ", ToAbsl(DTypeName(op.body->dtype)),
                                       " but the op is ", ToAbsl(DTypeName(op.dtype))));
@@ -332,7 +333,7 @@ absl::StatusOr<ComputeDag> ComputeDag::Create(std::vector<OpRef> ops) {
   }
   if (!has_compute) return absl::InvalidArgumentError("a DAG needs at least one compute op");
   for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
-    if (absl::Status s = CheckOp(ops, dag.index_of_tensor_, i); !s.ok()) return s;
+    PRUNER_RETURN_IF_ERROR(CheckOp(ops, dag.index_of_tensor_, i));
   }
 
   dag.producers_.resize(ops.size());

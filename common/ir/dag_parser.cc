@@ -17,7 +17,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "common/ir/compute_dag.h"
 
 namespace pruner {
@@ -67,7 +68,7 @@ class Lexer {
         token.text = LexNumber();
       } else if (c == '"') {
         token.kind = TokenKind::kString;
-        if (absl::Status s = LexString(&token.text); !s.ok()) return s;
+        PRUNER_RETURN_IF_ERROR(LexString(&token.text));
       } else {
         token.kind = TokenKind::kPunct;
         static constexpr std::string_view kTwoChar[] = {"==", "!=", "<=", ">=", "&&", "||"};
@@ -206,9 +207,8 @@ class Parser {
     std::vector<OpRef> ops;
     SkipNewlines();
     while (Peek().kind != TokenKind::kEnd) {
-      absl::StatusOr<OpRef> op = ParseOp(static_cast<int>(ops.size()));
-      if (!op.ok()) return op.status();
-      ops.push_back(*std::move(op));
+      PRUNER_ASSIGN_OR_RETURN(OpRef op, ParseOp(static_cast<int>(ops.size())));
+      ops.push_back(std::move(op));
       if (Peek().kind != TokenKind::kEnd && Peek().kind != TokenKind::kNewline) {
         return Unexpected("end of line");
       }
@@ -265,25 +265,24 @@ class Parser {
 
   absl::StatusOr<DType> ParseDTypeName() {
     const Token& t = Peek();
-    absl::StatusOr<std::string> name = ExpectIdent("a dtype");
-    if (!name.ok()) return name.status();
-    std::optional<DType> dtype = ParseDType(*name);
-    if (!dtype) return ErrorAt(t, absl::StrCat("unknown dtype '", *name, "'"));
+    PRUNER_ASSIGN_OR_RETURN(std::string name, ExpectIdent("a dtype"));
+    std::optional<DType> dtype = ParseDType(name);
+    if (!dtype) return ErrorAt(t, absl::StrCat("unknown dtype '", name, "'"));
     return *dtype;
   }
 
   absl::StatusOr<std::vector<Axis>> ParseAxes() {
     std::vector<Axis> axes;
-    if (absl::Status s = ExpectPunct("["); !s.ok()) return s;
+    PRUNER_RETURN_IF_ERROR(ExpectPunct("["));
     while (!IsPunct("]")) {
       if (!axes.empty()) {
-        if (absl::Status s = ExpectPunct(","); !s.ok()) return s;
+        PRUNER_RETURN_IF_ERROR(ExpectPunct(","));
       }
       Axis axis;
       absl::StatusOr<std::string> name = ExpectIdent("an axis name");
       if (!name.ok()) return name.status();
       axis.name = *name;
-      if (absl::Status s = ExpectPunct("="); !s.ok()) return s;
+      PRUNER_RETURN_IF_ERROR(ExpectPunct("="));
       absl::StatusOr<int64_t> extent = ParseInt64();
       if (!extent.ok()) return extent.status();
       axis.extent = *extent;
@@ -297,11 +296,11 @@ class Parser {
     Take();  // '{'
     while (!IsPunct("}")) {
       if (!attrs->empty()) {
-        if (absl::Status s = ExpectPunct(","); !s.ok()) return s;
+        PRUNER_RETURN_IF_ERROR(ExpectPunct(","));
       }
       if (Peek().kind != TokenKind::kString) return Unexpected("an attribute key string");
       const Token& key = Take();
-      if (absl::Status s = ExpectPunct("="); !s.ok()) return s;
+      PRUNER_RETURN_IF_ERROR(ExpectPunct("="));
       if (Peek().kind != TokenKind::kString) return Unexpected("an attribute value string");
       if (!attrs->emplace(key.text, Take().text).second) {
         return ErrorAt(key, absl::StrCat("duplicate attribute \"", key.text, "\""));
@@ -321,7 +320,7 @@ class Parser {
     if (!tensors_.emplace(op->name, position).second) {
       return ErrorAt(name_token, absl::StrCat("tensor '", op->name, "' is defined twice"));
     }
-    if (absl::Status s = ExpectPunct("="); !s.ok()) return s;
+    PRUNER_RETURN_IF_ERROR(ExpectPunct("="));
     const Token& kind_token = Peek();
     absl::StatusOr<std::string> kind = ExpectIdent("'placeholder' or 'compute'");
     if (!kind.ok()) return kind.status();
@@ -330,18 +329,17 @@ class Parser {
     op->dtype = *dtype;
     if (*kind == "placeholder") {
       op->kind = OpKind::kPlaceholder;
-      if (absl::Status s = ExpectPunct("["); !s.ok()) return s;
+      PRUNER_RETURN_IF_ERROR(ExpectPunct("["));
       while (!IsPunct("]")) {
         if (!op->shape.empty()) {
-          if (absl::Status s = ExpectPunct(","); !s.ok()) return s;
+          PRUNER_RETURN_IF_ERROR(ExpectPunct(","));
         }
-        absl::StatusOr<int64_t> dim = ParseInt64();
-        if (!dim.ok()) return dim.status();
-        op->shape.push_back(*dim);
+        PRUNER_ASSIGN_OR_RETURN(int64_t dim, ParseInt64());
+        op->shape.push_back(dim);
       }
       Take();
       if (IsPunct("{")) {
-        if (absl::Status s = ParseAttrs(&op->attrs); !s.ok()) return s;
+        PRUNER_RETURN_IF_ERROR(ParseAttrs(&op->attrs));
       }
     } else if (*kind == "compute") {
       op->kind = OpKind::kCompute;
@@ -364,9 +362,9 @@ class Parser {
         op->reduce_axes = *std::move(reduce_axes);
       }
       if (IsPunct("{")) {
-        if (absl::Status s = ParseAttrs(&op->attrs); !s.ok()) return s;
+        PRUNER_RETURN_IF_ERROR(ParseAttrs(&op->attrs));
       }
-      if (absl::Status s = ExpectPunct(":"); !s.ok()) return s;
+      PRUNER_RETURN_IF_ERROR(ExpectPunct(":"));
       axes_ = op.get();
       absl::StatusOr<Expr> body = ParseExpr();
       axes_ = nullptr;
@@ -384,11 +382,10 @@ class Parser {
     std::vector<Expr> args;
     while (!IsPunct(close)) {
       if (!args.empty()) {
-        if (absl::Status s = ExpectPunct(","); !s.ok()) return s;
+        PRUNER_RETURN_IF_ERROR(ExpectPunct(","));
       }
-      absl::StatusOr<Expr> arg = ParseExpr();
-      if (!arg.ok()) return arg.status();
-      args.push_back(*std::move(arg));
+      PRUNER_ASSIGN_OR_RETURN(Expr arg, ParseExpr());
+      args.push_back(std::move(arg));
     }
     Take();
     return args;
@@ -421,16 +418,14 @@ class Parser {
       const Token& op = Peek();
       if (op.kind != TokenKind::kPunct) return Unexpected("an operator");
       Take();
-      absl::StatusOr<Expr> rhs = ParseExpr();
-      if (!rhs.ok()) return rhs.status();
-      if (absl::Status s = ExpectPunct(")"); !s.ok()) return s;
-      return MakeInfix(op, *std::move(lhs), *std::move(rhs));
+      PRUNER_ASSIGN_OR_RETURN(Expr rhs, ParseExpr());
+      PRUNER_RETURN_IF_ERROR(ExpectPunct(")"));
+      return MakeInfix(op, *std::move(lhs), std::move(rhs));
     }
     if (IsPunct("!")) {
       Take();
-      absl::StatusOr<Expr> operand = ParseExpr();
-      if (!operand.ok()) return operand.status();
-      return Not(*std::move(operand));
+      PRUNER_ASSIGN_OR_RETURN(Expr operand, ParseExpr());
+      return Not(std::move(operand));
     }
     if (IsPunct("-")) {
       Take();
@@ -534,18 +529,16 @@ class Parser {
     if (it == tensors_.end() || it->second >= static_cast<int>(ops_.size())) {
       return ErrorAt(name, absl::StrCat("reads '", name.text, "', which is not defined above"));
     }
-    absl::StatusOr<std::vector<Expr>> indices = ParseExprList("]");
-    if (!indices.ok()) return indices.status();
+    PRUNER_ASSIGN_OR_RETURN(std::vector<Expr> indices, ParseExprList("]"));
     const Op& producer = *ops_[it->second];
-    return Read(producer.id, producer.name, producer.dtype, *std::move(indices));
+    return Read(producer.id, producer.name, producer.dtype, std::move(indices));
   }
 
   absl::StatusOr<Expr> ParseFunction() {
     const Token& name = Take();
     Take();  // '('
-    absl::StatusOr<std::vector<Expr>> parsed = ParseExprList(")");
-    if (!parsed.ok()) return parsed.status();
-    std::vector<Expr> args = *std::move(parsed);
+    PRUNER_ASSIGN_OR_RETURN(std::vector<Expr> parsed, ParseExprList(")"));
+    std::vector<Expr> args = std::move(parsed);
     auto need = [&](size_t n) -> absl::Status {
       if (args.size() == n) return absl::OkStatus();
       return ErrorAt(name, absl::StrCat(name.text, "() takes ", n, " arguments, got ", args.size()));
@@ -555,21 +548,21 @@ class Parser {
                                                              {"min", BinaryOp::kMin},
                                                              {"max", BinaryOp::kMax}};
     if (auto it = kBinary.find(name.text); it != kBinary.end()) {
-      if (absl::Status s = need(2); !s.ok()) return s;
+      PRUNER_RETURN_IF_ERROR(need(2));
       return Binary(it->second, args[0], args[1]);
     }
     if (name.text == "select") {
-      if (absl::Status s = need(3); !s.ok()) return s;
+      PRUNER_RETURN_IF_ERROR(need(3));
       return Select(args[0], args[1], args[2]);
     }
     if (std::optional<DType> dtype = ParseDType(name.text)) {
-      if (absl::Status s = need(1); !s.ok()) return s;
+      PRUNER_RETURN_IF_ERROR(need(1));
       return Cast(*dtype, args[0]);
     }
     for (CallFn fn : {CallFn::kExp, CallFn::kTanh, CallFn::kErf, CallFn::kSqrt, CallFn::kLog,
                       CallFn::kSigmoid, CallFn::kAbs}) {
       if (name.text == CallFnName(fn)) {
-        if (absl::Status s = need(1); !s.ok()) return s;
+        PRUNER_RETURN_IF_ERROR(need(1));
         return Call(fn, std::move(args));
       }
     }
@@ -588,10 +581,9 @@ class Parser {
 
 absl::StatusOr<ComputeDag> ComputeDag::ParseCanonical(const std::string& text) {
   std::vector<Token> tokens;
-  if (absl::Status s = Lexer(text).Tokenize(&tokens); !s.ok()) return s;
-  absl::StatusOr<std::vector<OpRef>> ops = Parser(std::move(tokens)).ParseOps();
-  if (!ops.ok()) return ops.status();
-  absl::StatusOr<ComputeDag> dag = Create(*std::move(ops));
+  PRUNER_RETURN_IF_ERROR(Lexer(text).Tokenize(&tokens));
+  PRUNER_ASSIGN_OR_RETURN(std::vector<OpRef> ops, Parser(std::move(tokens)).ParseOps());
+  absl::StatusOr<ComputeDag> dag = Create(std::move(ops));
   if (!dag.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("canonical text describes an invalid DAG: ", dag.status().message()));

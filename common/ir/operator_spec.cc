@@ -7,7 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "common/ir/ops.h"
 
 namespace pruner {
@@ -136,20 +137,20 @@ absl::StatusOr<ComputeDag> BuildDense(SpecArgs& args) {
   DenseOptions options;
   options.bias = args.Bool("bias", false);
   options.activation = args.Act("act");
-  if (absl::Status s = args.Finish(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(args.Finish());
   return Dense(m, k, n, options);
 }
 
 absl::StatusOr<ComputeDag> BuildMatmul(SpecArgs& args) {
   const int64_t m = args.Int("M"), k = args.Int("K"), n = args.Int("N");
-  if (absl::Status s = args.Finish(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(args.Finish());
   return Matmul(m, k, n);
 }
 
 absl::StatusOr<ComputeDag> BuildBatchMatmul(SpecArgs& args) {
   const int64_t batch = args.Int("B"), m = args.Int("M"), k = args.Int("K"), n = args.Int("N");
   const bool transpose_b = args.Bool("transpose_b", false);
-  if (absl::Status s = args.Finish(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(args.Finish());
   return BatchMatmul(batch, m, k, n, transpose_b);
 }
 
@@ -180,7 +181,7 @@ absl::StatusOr<ComputeDag> BuildConv2d(SpecArgs& args) {
   p.kernel_w = args.Int("S");
   p.groups = args.Int("groups", 1);
   ReadConvWindow(args, &p);
-  if (absl::Status s = args.Finish(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(args.Finish());
   return Conv2dNchw(p);
 }
 
@@ -193,7 +194,7 @@ absl::StatusOr<ComputeDag> BuildDepthwiseConv2d(SpecArgs& args) {
   p.kernel_h = args.Int("R");
   p.kernel_w = args.Int("S");
   ReadConvWindow(args, &p);
-  if (absl::Status s = args.Finish(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(args.Finish());
   return Conv2dNchw(p);
 }
 
@@ -213,7 +214,7 @@ absl::StatusOr<ComputeDag> BuildPool(SpecArgs& args, PoolKind kind) {
   const int64_t pad = args.Int("pad", 0);
   p.pad_h = args.Int("pad_h", pad);
   p.pad_w = args.Int("pad_w", pad);
-  if (absl::Status s = args.Finish(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(args.Finish());
   return Pool2d(p);
 }
 
@@ -222,7 +223,7 @@ absl::StatusOr<ComputeDag> BuildAvgPool(SpecArgs& args) { return BuildPool(args,
 
 absl::StatusOr<ComputeDag> BuildSoftmax(SpecArgs& args) {
   const int64_t m = args.Int("M"), n = args.Int("N");
-  if (absl::Status s = args.Finish(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(args.Finish());
   return Softmax(m, n);
 }
 
@@ -230,14 +231,14 @@ absl::StatusOr<ComputeDag> BuildLayerNorm(SpecArgs& args) {
   const int64_t m = args.Int("M"), n = args.Int("N");
   const double eps = args.Double("eps", 1e-5);
   const bool affine = args.Bool("affine", true);
-  if (absl::Status s = args.Finish(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(args.Finish());
   return LayerNorm(m, n, eps, affine);
 }
 
 template <absl::StatusOr<ComputeDag> (*kBuilder)(const std::vector<int64_t>&)>
 absl::StatusOr<ComputeDag> BuildElementwise(SpecArgs& args) {
   const std::vector<int64_t> shape = args.Shape("shape");
-  if (absl::Status s = args.Finish(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(args.Finish());
   return kBuilder(shape);
 }
 

@@ -7,7 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "common/ir/tensor.h"
 
 namespace pruner {
@@ -255,7 +256,7 @@ absl::StatusOr<ComputeDag> Dense(int64_t batch, int64_t in_features, int64_t out
 }
 
 absl::StatusOr<ComputeDag> Matmul(int64_t m, int64_t k, int64_t n) {
-  if (absl::Status s = CheckPositive("matmul", {{"M", m}, {"K", k}, {"N", n}}); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(CheckPositive("matmul", {{"M", m}, {"K", k}, {"N", n}}));
   DagBuilder b("matmul");
   const int a = b.Placeholder("A", {m, k});
   const int w = b.Placeholder("B", {k, n});
@@ -305,9 +306,7 @@ absl::StatusOr<ComputeDag> Conv2dNchw(const Conv2dParams& p) {
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckNonNegative(kOp, {{"pad_h", p.pad_h}, {"pad_w", p.pad_w}}); !s.ok()) {
-    return s;
-  }
+  PRUNER_RETURN_IF_ERROR(CheckNonNegative(kOp, {{"pad_h", p.pad_h}, {"pad_w", p.pad_w}}));
   for (auto [name, channels] : {std::pair{"C", p.in_channels}, std::pair{"K", p.out_channels}}) {
     if (channels % p.groups != 0) {
       return absl::InvalidArgumentError(absl::StrCat(kOp, ": ", name, "=", channels,
@@ -379,21 +378,15 @@ absl::StatusOr<ComputeDag> Pool2d(const Pool2dParams& p) {
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckNonNegative(op, {{"pad_h", p.pad_h}, {"pad_w", p.pad_w}}); !s.ok()) {
-    return s;
-  }
+  PRUNER_RETURN_IF_ERROR(CheckNonNegative(op, {{"pad_h", p.pad_h}, {"pad_w", p.pad_w}}));
   // Each window then overlaps the input, so no output is pure padding.
   if (2 * p.pad_h > p.kernel_h || 2 * p.pad_w > p.kernel_w) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": padding (", p.pad_h, ", ", p.pad_w,
                                                    ") must be at most half the kernel (",
                                                    p.kernel_h, ", ", p.kernel_w, ")"));
   }
-  if (absl::Status s = CheckWindowFits(op, "height", p.height, p.kernel_h, p.pad_h, 1); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = CheckWindowFits(op, "width", p.width, p.kernel_w, p.pad_w, 1); !s.ok()) {
-    return s;
-  }
+  PRUNER_RETURN_IF_ERROR(CheckWindowFits(op, "height", p.height, p.kernel_h, p.pad_h, 1));
+  PRUNER_RETURN_IF_ERROR(CheckWindowFits(op, "width", p.width, p.kernel_w, p.pad_w, 1));
   const int64_t out_h = ConvOutputSize(p.height, p.kernel_h, p.stride_h, p.pad_h, 1);
   const int64_t out_w = ConvOutputSize(p.width, p.kernel_w, p.stride_w, p.pad_w, 1);
   const bool is_max = p.kind == PoolKind::kMax;
@@ -485,7 +478,7 @@ namespace {
 
 absl::StatusOr<ComputeDag> ElementwiseBinary(absl::string_view op,
                                              const std::vector<int64_t>& shape, BinaryOp fn) {
-  if (absl::Status s = CheckShape(op, shape); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(CheckShape(op, shape));
   DagBuilder b(op);
   const int lhs = b.Placeholder("A", shape);
   const int rhs = b.Placeholder("B", shape);
@@ -506,7 +499,7 @@ absl::StatusOr<ComputeDag> ElementwiseMul(const std::vector<int64_t>& shape) {
 }
 
 absl::StatusOr<ComputeDag> Relu(const std::vector<int64_t>& shape) {
-  if (absl::Status s = CheckShape("relu", shape); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(CheckShape("relu", shape));
   DagBuilder b("relu");
   const int x = b.Placeholder("X", shape);
   b.Activate(x, Activation::kRelu);

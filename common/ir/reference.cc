@@ -4,7 +4,8 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "common/ir/compiled_expr.h"
 
 namespace pruner {
@@ -134,7 +135,7 @@ absl::Status RunOp(const ComputeDag& dag, int index, std::vector<Tensor>& tensor
 absl::StatusOr<std::vector<Tensor>> RunReferenceAll(const ComputeDag& dag,
                                                     const std::vector<Tensor>& inputs) {
   if (dag.num_ops() == 0) return absl::InvalidArgumentError("the DAG is empty");
-  if (absl::Status s = CheckInputs(dag, inputs); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(CheckInputs(dag, inputs));
   // Sized once: compiled reads keep pointers into these tensors.
   std::vector<Tensor> tensors(dag.num_ops());
   size_t next_input = 0;
@@ -150,10 +151,9 @@ absl::StatusOr<std::vector<Tensor>> RunReferenceAll(const ComputeDag& dag,
 
 absl::StatusOr<std::vector<Tensor>> RunReference(const ComputeDag& dag,
                                                  const std::vector<Tensor>& inputs) {
-  absl::StatusOr<std::vector<Tensor>> all = RunReferenceAll(dag, inputs);
-  if (!all.ok()) return all.status();
+  PRUNER_ASSIGN_OR_RETURN(std::vector<Tensor> all, RunReferenceAll(dag, inputs));
   std::vector<Tensor> outputs;
-  for (int index : dag.OutputIndices()) outputs.push_back(std::move((*all)[index]));
+  for (int index : dag.OutputIndices()) outputs.push_back(std::move(all[index]));
   return outputs;
 }
 
@@ -183,9 +183,8 @@ absl::StatusOr<double> EvaluateExpr(const Expr& e, const std::vector<int64_t>& v
   state.vars = var_values.data();
   auto evaluate = [&](auto tag) -> absl::StatusOr<double> {
     using T = decltype(tag);
-    auto compiled = CompileExpr<T>(e, options);
-    if (!compiled.ok()) return compiled.status();
-    const T value = (*compiled)->Eval(state);
+    PRUNER_ASSIGN_OR_RETURN(auto compiled, CompileExpr<T>(e, options));
+    const T value = compiled->Eval(state);
     if (state.failed()) return state.error;
     return static_cast<double>(value);
   };

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/lower/index_simplify.h"
 #include "common/lower/inlined_bodies.h"
 
@@ -255,7 +256,7 @@ class RegionInferrer {
     region.may_overshoot.assign(num_spatial, false);
     region.may_undershoot.assign(num_spatial, false);
     if (stage.compute_at == ComputeAtKind::kIter) {
-      if (absl::Status st = InferAttached(s); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(InferAttached(s));
     }
     PropagateTightExtents(r_->state.mutable_stage(s));
     for (const Iterator& it : stage.iters) {
@@ -276,7 +277,7 @@ class RegionInferrer {
       return absl::InvalidArgumentError(
           absl::StrCat("stage ", op.name, " is attached to invalid stage ", target));
     }
-    if (absl::Status st = Infer(target); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(Infer(target));
     const Stage& t = r_->state.stage(target);
     const int attach_iter = t.IterIndexOfNode(stage.attach_node);
     if (attach_iter < 0 || !r_->regions[target].materialized) {
@@ -315,7 +316,7 @@ class RegionInferrer {
     std::vector<std::vector<SymInterval>> reads(num_spatial);
     std::vector<bool> failed(num_spatial, false);
     for (int c : bodies_->consumers(s)) {
-      if (absl::Status st = Infer(c); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(Infer(c));
       const StageRegion& cr = r_->regions[c];
       const bool inside =
           c == target ||
@@ -409,21 +410,19 @@ absl::StatusOr<BoundResult> InferBoundDetailed(const State& state) {
   if (!state.IsConcrete()) {
     return absl::InvalidArgumentError("the state is not concrete: some split lengths are open");
   }
-  absl::StatusOr<InlinedBodies> bodies = InlinedBodies::Build(state);
-  if (!bodies.ok()) return bodies.status();
+  PRUNER_ASSIGN_OR_RETURN(InlinedBodies bodies, InlinedBodies::Build(state));
   BoundResult result{state, LoopVarTable(state), {}};
   result.regions.resize(state.num_stages());
-  RegionInferrer inferrer(&result, &*bodies);
+  RegionInferrer inferrer(&result, &bodies);
   for (int s = state.num_stages() - 1; s >= 0; --s) {
-    if (absl::Status st = inferrer.Infer(s); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(inferrer.Infer(s));
   }
   return result;
 }
 
 absl::StatusOr<State> InferBound(const State& state) {
-  absl::StatusOr<BoundResult> r = InferBoundDetailed(state);
-  if (!r.ok()) return r.status();
-  return std::move(r->state);
+  PRUNER_ASSIGN_OR_RETURN(BoundResult r, InferBoundDetailed(state));
+  return std::move(r.state);
 }
 
 }  // namespace pruner

@@ -1,3 +1,4 @@
+#include "common/base/status_macros.h"
 #include "common/lower/interp_expr.h"
 
 #include <algorithm>
@@ -44,9 +45,8 @@ absl::StatusOr<std::unique_ptr<Access>> Access::Compile(int buffer,
   if (separable) {
     const CompileEnv scalar_env = ScalarEnv(env);
     for (size_t d = 0; d < dims; ++d) {
-      absl::StatusOr<IntScalar> s = IntScalar::Compile(indices[d], scalar_env);
-      if (!s.ok()) return s.status();
-      a->base_index_.push_back(*std::move(s));
+      PRUNER_ASSIGN_OR_RETURN(IntScalar s, IntScalar::Compile(indices[d], scalar_env));
+      a->base_index_.push_back(std::move(s));
     }
     a->separable_ = true;
     return a;
@@ -54,10 +54,9 @@ absl::StatusOr<std::unique_ptr<Access>> Access::Compile(int buffer,
   a->coef_.clear();
   a->rel_.clear();
   for (size_t d = 0; d < dims; ++d) {
-    absl::StatusOr<NodePtr> node = CompileExpr(indices[d], env);
-    if (!node.ok()) return node.status();
-    if ((*node)->is_float()) return TypeError(indices[d], "integer index expected");
-    a->index_nodes_.push_back(*std::move(node));
+    PRUNER_ASSIGN_OR_RETURN(NodePtr node, CompileExpr(indices[d], env));
+    if (node->is_float()) return TypeError(indices[d], "integer index expected");
+    a->index_nodes_.push_back(std::move(node));
   }
   return a;
 }

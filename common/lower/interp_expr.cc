@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/ir/scalar_ops.h"
 #include "common/lower/index_simplify.h"
 
@@ -442,12 +443,11 @@ absl::StatusOr<NodePtr> TryAffine(const Expr& e, const CompileEnv& env) {
   if (!SeparableAffine(value, env, &coef) || !RelativeValues(coef, env, &rel)) {
     return NodePtr();
   }
-  absl::StatusOr<IntScalar> base = IntScalar::Compile(value, ScalarEnv(env));
-  if (!base.ok()) return base.status();
+  PRUNER_ASSIGN_OR_RETURN(IntScalar base, IntScalar::Compile(value, ScalarEnv(env)));
   if (compare) {
-    return NodePtr(new AffineCompareNode(e->compare_op(), *std::move(base), std::move(rel)));
+    return NodePtr(new AffineCompareNode(e->compare_op(), std::move(base), std::move(rel)));
   }
-  return NodePtr(new AffineIntNode(*std::move(base), std::move(rel)));
+  return NodePtr(new AffineIntNode(std::move(base), std::move(rel)));
 }
 
 }  // namespace
@@ -458,9 +458,8 @@ absl::StatusOr<NodePtr> CompileExpr(const Expr& e, const CompileEnv& env) {
   std::vector<NodePtr> args;
   if (e->kind != ExprKind::kRead) {
     for (const Expr& a : e->args) {
-      absl::StatusOr<NodePtr> c = CompileExpr(a, env);
-      if (!c.ok()) return c.status();
-      args.push_back(*std::move(c));
+      PRUNER_ASSIGN_OR_RETURN(NodePtr c, CompileExpr(a, env));
+      args.push_back(std::move(c));
     }
   }
   switch (e->kind) {
@@ -474,9 +473,8 @@ absl::StatusOr<NodePtr> CompileExpr(const Expr& e, const CompileEnv& env) {
       }
       return NodePtr(new VarNode(e->id, env.FlatIndex(e->id)));
     case ExprKind::kRead: {
-      absl::StatusOr<std::unique_ptr<Access>> access = Access::Compile(e->id, e->args, env);
-      if (!access.ok()) return access.status();
-      NodePtr read(new ReadNode(*std::move(access)));
+      PRUNER_ASSIGN_OR_RETURN(std::unique_ptr<Access> access, Access::Compile(e->id, e->args, env));
+      NodePtr read(new ReadNode(std::move(access)));
       if (IsFloat(e->dtype)) return read;
       return NodePtr(new CastNode(e->dtype, std::move(read)));
     }
@@ -533,10 +531,9 @@ absl::StatusOr<IntScalar> IntScalar::Compile(const Expr& e, const CompileEnv& sc
       return out;
     }
   }
-  absl::StatusOr<NodePtr> node = CompileExpr(e, scalar_env);
-  if (!node.ok()) return node.status();
-  if ((*node)->is_float()) return TypeError(e, "integer expression expected");
-  out.node_ = std::shared_ptr<const Node>(std::move(*node));
+  PRUNER_ASSIGN_OR_RETURN(NodePtr node, CompileExpr(e, scalar_env));
+  if (node->is_float()) return TypeError(e, "integer expression expected");
+  out.node_ = std::shared_ptr<const Node>(std::move(node));
   return out;
 }
 

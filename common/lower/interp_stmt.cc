@@ -7,13 +7,14 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/ir/scalar_ops.h"
 
 namespace pruner::interp_internal {
 
 absl::Status Exec::RunBlock(RunCtx& rc) const {
   for (ThreadCtx& t : rc.threads) {
-    if (absl::Status st = Run(rc, t); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(Run(rc, t));
   }
   return absl::OkStatus();
 }
@@ -21,7 +22,7 @@ absl::Status Exec::RunBlock(RunCtx& rc) const {
 absl::Status RunAll(const Exec& e, RunCtx& rc) {
   if (e.has_barrier()) return e.RunBlock(rc);
   for (ThreadCtx& t : rc.threads) {
-    if (absl::Status st = e.Run(rc, t); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(e.Run(rc, t));
   }
   return absl::OkStatus();
 }
@@ -44,13 +45,13 @@ class SeqExec : public Exec {
       : Exec(AnyBarrier(children)), children_(std::move(children)) {}
   absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
     for (const ExecPtr& c : children_) {
-      if (absl::Status st = c->Run(rc, t); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(c->Run(rc, t));
     }
     return absl::OkStatus();
   }
   absl::Status RunBlock(RunCtx& rc) const override {
     for (const ExecPtr& c : children_) {
-      if (absl::Status st = RunAll(*c, rc); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(RunAll(*c, rc));
     }
     return absl::OkStatus();
   }
@@ -66,14 +67,14 @@ class LoopExec : public Exec {
   absl::Status Run(RunCtx& rc, ThreadCtx& t) const override {
     for (int64_t i = 0; i < extent_; ++i) {
       t.vars[var_] = i;
-      if (absl::Status st = body_->Run(rc, t); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(body_->Run(rc, t));
     }
     return absl::OkStatus();
   }
   absl::Status RunBlock(RunCtx& rc) const override {
     for (int64_t i = 0; i < extent_; ++i) {
       for (ThreadCtx& t : rc.threads) t.vars[var_] = i;
-      if (absl::Status st = body_->RunBlock(rc); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(body_->RunBlock(rc));
     }
     return absl::OkStatus();
   }

@@ -9,7 +9,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "common/lower/interp_expr.h"
 #include "common/lower/interp_stmt.h"
 
@@ -103,9 +104,8 @@ class Compiler {
       case StmtKind::kSeq: {
         std::vector<ExecPtr> children;
         for (const Stmt& c : s->seq) {
-          absl::StatusOr<ExecPtr> e = Compile(c);
-          if (!e.ok()) return e.status();
-          children.push_back(*std::move(e));
+          PRUNER_ASSIGN_OR_RETURN(ExecPtr e, Compile(c));
+          children.push_back(std::move(e));
         }
         return MakeSeqExec(std::move(children));
       }
@@ -113,38 +113,33 @@ class Compiler {
         if (s->var < 0 || s->var >= program_.num_vars()) {
           return absl::InvalidArgumentError(absl::StrCat("loop ", s->var_name, " has no variable"));
         }
-        absl::StatusOr<ExecPtr> body = Compile(s->body);
-        if (!body.ok()) return body.status();
+        PRUNER_ASSIGN_OR_RETURN(ExecPtr body, Compile(s->body));
         if (IsThreadBindingKind(s->for_kind)) {
           return MakeBindExec(s->var, s->extent, IsBlockKind(s->for_kind),
-                              BindingDim(s->for_kind), *std::move(body));
+                              BindingDim(s->for_kind), std::move(body));
         }
-        return MakeLoopExec(s->var, s->extent, *std::move(body));
+        return MakeLoopExec(s->var, s->extent, std::move(body));
       }
       case StmtKind::kIfThenElse: {
-        absl::StatusOr<IntScalar> cond = IntScalar::Compile(s->condition, scalar_env_);
-        if (!cond.ok()) return cond.status();
-        absl::StatusOr<ExecPtr> then_body = Compile(s->body);
-        if (!then_body.ok()) return then_body.status();
+        PRUNER_ASSIGN_OR_RETURN(IntScalar cond, IntScalar::Compile(s->condition, scalar_env_));
+        PRUNER_ASSIGN_OR_RETURN(ExecPtr then_body, Compile(s->body));
         ExecPtr else_exec;
         if (s->else_body != nullptr) {
-          absl::StatusOr<ExecPtr> else_body = Compile(s->else_body);
-          if (!else_body.ok()) return else_body.status();
-          else_exec = *std::move(else_body);
+          PRUNER_ASSIGN_OR_RETURN(ExecPtr else_body, Compile(s->else_body));
+          else_exec = std::move(else_body);
         }
-        return MakeIfExec(*std::move(cond), *std::move(then_body), std::move(else_exec));
+        return MakeIfExec(std::move(cond), std::move(then_body), std::move(else_exec));
       }
       case StmtKind::kStore:
         return CompileNest({}, *s);
       case StmtKind::kBarrier:
         return MakeBarrierExec();
       case StmtKind::kAllocate: {
-        absl::StatusOr<ExecPtr> body = Compile(s->body);
-        if (!body.ok()) return body.status();
+        PRUNER_ASSIGN_OR_RETURN(ExecPtr body, Compile(s->body));
         const Buffer& b = program_.buffer(s->buffer);
         const bool per_block =
             program_.target == DeviceKind::kGpu && b.scope == MemScope::kShared;
-        return MakeAllocExec(b.id, b.num_elements(), per_block, *std::move(body));
+        return MakeAllocExec(b.id, b.num_elements(), per_block, std::move(body));
       }
     }
     return absl::InternalError("unknown statement kind");
@@ -189,10 +184,9 @@ class Compiler {
     env.num_positions = static_cast<int>(positions);
 
     for (const StmtNode* g : guards) {
-      absl::StatusOr<NodePtr> mask = interp_internal::CompileExpr(g->condition, env);
-      if (!mask.ok()) return mask.status();
-      if ((*mask)->is_float()) return absl::InvalidArgumentError("a float guard condition");
-      plan->masks.push_back(*std::move(mask));
+      PRUNER_ASSIGN_OR_RETURN(NodePtr mask, interp_internal::CompileExpr(g->condition, env));
+      if (mask->is_float()) return absl::InvalidArgumentError("a float guard condition");
+      plan->masks.push_back(std::move(mask));
     }
     absl::StatusOr<std::unique_ptr<Access>> dst = Access::Compile(store.buffer, store.indices, env);
     if (!dst.ok()) return dst.status();
@@ -216,10 +210,9 @@ class Compiler {
         value = rest;
       }
     }
-    absl::StatusOr<NodePtr> node = interp_internal::CompileExpr(value, env);
-    if (!node.ok()) return node.status();
-    if (!(*node)->is_float()) return absl::InvalidArgumentError("a store value is not float");
-    plan->value = *std::move(node);
+    PRUNER_ASSIGN_OR_RETURN(NodePtr node, interp_internal::CompileExpr(value, env));
+    if (!node->is_float()) return absl::InvalidArgumentError("a store value is not float");
+    plan->value = std::move(node);
     plan->context = absl::StrCat(
         "stage ",
         store.stage >= 0 && store.stage < static_cast<int>(program_.stage_names.size())
@@ -345,7 +338,7 @@ absl::StatusOr<CompiledProgram> CompiledProgram::Compile(const Program& program)
       }
     });
     if (!status.ok()) return status;
-    if (absl::Status st = CheckKernelBuffers(program, k, allocated); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(CheckKernelBuffers(program, k, allocated));
     absl::StatusOr<ExecPtr> body = compiler.Compile(k.body);
     if (!body.ok()) {
       return absl::InvalidArgumentError(
@@ -416,12 +409,11 @@ absl::StatusOr<std::vector<Tensor>> CompiledProgram::Run(const std::vector<Tenso
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Buffer& b = p.buffers[p.inputs[i]];
-    absl::StatusOr<std::vector<float>> data = InputInBufferLayout(b, inputs[i]);
-    if (!data.ok()) return data.status();
-    global[b.id] = *std::move(data);
+    PRUNER_ASSIGN_OR_RETURN(std::vector<float> data, InputInBufferLayout(b, inputs[i]));
+    global[b.id] = std::move(data);
   }
   for (const Impl::KernelPlan& k : p.kernels) {
-    if (absl::Status st = p.RunKernel(k, global); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(p.RunKernel(k, global));
   }
   std::vector<Tensor> outputs;
   for (int id : p.outputs) {
@@ -436,9 +428,8 @@ absl::StatusOr<std::vector<Tensor>> CompiledProgram::Run(const std::vector<Tenso
 
 absl::StatusOr<std::vector<Tensor>> RunProgram(const Program& program,
                                                const std::vector<Tensor>& inputs) {
-  absl::StatusOr<CompiledProgram> compiled = CompiledProgram::Compile(program);
-  if (!compiled.ok()) return compiled.status();
-  return compiled->Run(inputs);
+  PRUNER_ASSIGN_OR_RETURN(CompiledProgram compiled, CompiledProgram::Compile(program));
+  return compiled.Run(inputs);
 }
 
 }  // namespace pruner

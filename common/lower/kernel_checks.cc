@@ -7,7 +7,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -33,11 +34,11 @@ class LaunchConfigBuilder {
   absl::Status Build() {
     k_->grid = {1, 1, 1};
     k_->block = {1, 1, 1};
-    if (absl::Status st = CollectRoot(k_->body); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(CollectRoot(k_->body));
     std::map<std::pair<int, int>, int> bound_on_path;
-    if (absl::Status st = CheckOthers(k_->body, &bound_on_path); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(CheckOthers(k_->body, &bound_on_path));
     if (k_->threads_per_block() > 1) {
-      if (absl::Status st = CheckSharedUpdates(k_->body, false); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(CheckSharedUpdates(k_->body, false));
     }
     int64_t root_points = 1;
     bool root_binds = false;
@@ -68,9 +69,9 @@ class LaunchConfigBuilder {
       (slot < 3 ? k_->grid[slot] : k_->block[slot - 3]) = s->extent;
     }
     for (const Stmt& c : s->seq) {
-      if (absl::Status st = CollectRoot(c); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(CollectRoot(c));
     }
-    if (absl::Status st = CollectRoot(s->body); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(CollectRoot(s->body));
     return CollectRoot(s->else_body);
   }
 
@@ -139,9 +140,9 @@ class LaunchConfigBuilder {
                                   " threads of a block would update the same elements"));
     }
     for (const Stmt& c : s->seq) {
-      if (absl::Status st = CheckSharedUpdates(c, in_thread); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(CheckSharedUpdates(c, in_thread));
     }
-    if (absl::Status st = CheckSharedUpdates(s->body, in_thread); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(CheckSharedUpdates(s->body, in_thread));
     return CheckSharedUpdates(s->else_body, in_thread);
   }
 
@@ -161,9 +162,9 @@ absl::Status CheckNestedParallel(const Program& p, const Stmt& s, const StmtNode
     outer = s.get();
   }
   for (const Stmt& c : s->seq) {
-    if (absl::Status st = CheckNestedParallel(p, c, outer); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(CheckNestedParallel(p, c, outer));
   }
-  if (absl::Status st = CheckNestedParallel(p, s->body, outer); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(CheckNestedParallel(p, s->body, outer));
   return CheckNestedParallel(p, s->else_body, outer);
 }
 
@@ -266,9 +267,9 @@ absl::Status CheckProgramLimits(const Program& program, const DeviceProfile& dev
         }
       });
       if (!status.ok()) return status;
-      if (absl::Status st = CheckNestedParallel(program, k.body, nullptr); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(CheckNestedParallel(program, k.body, nullptr));
     } else {
-      if (absl::Status st = CheckGpuKernel(program, k, device); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(CheckGpuKernel(program, k, device));
     }
   }
   return absl::OkStatus();

@@ -1,5 +1,6 @@
 #include "common/lower/lower.h"
 
+#include "common/base/status_macros.h"
 #include "common/lower/layout_order.h"
 
 #include <map>
@@ -11,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
 #include "common/lower/bound_inference.h"
 #include "common/lower/index_simplify.h"
 #include "common/lower/inlined_bodies.h"
@@ -73,28 +74,26 @@ class Lowerer {
   }
 
   absl::StatusOr<Program> Run() {
-    if (absl::Status st = CheckAnnotations(); !st.ok()) return st;
-    if (absl::Status st = CreateBuffers(); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(CheckAnnotations());
+    PRUNER_RETURN_IF_ERROR(CreateBuffers());
     std::vector<int> roots;
     for (int s = 0; s < b_.state.num_stages(); ++s) {
       if (b_.regions[s].materialized && !b_.regions[s].attached) roots.push_back(s);
     }
     if (program_.target == DeviceKind::kGpu) {
       for (int s : roots) {
-        absl::StatusOr<Stmt> nest = StageNest(s);
-        if (!nest.ok()) return nest.status();
+        PRUNER_ASSIGN_OR_RETURN(Stmt nest, StageNest(s));
         Kernel k;
         k.name = b_.state.stage(s).op->name;
         k.root_stage = s;
-        k.body = *std::move(nest);
+        k.body = std::move(nest);
         program_.kernels.push_back(std::move(k));
       }
     } else {
       std::vector<Stmt> nests;
       for (int s : roots) {
-        absl::StatusOr<Stmt> nest = StageNest(s);
-        if (!nest.ok()) return nest.status();
-        nests.push_back(*std::move(nest));
+        PRUNER_ASSIGN_OR_RETURN(Stmt nest, StageNest(s));
+        nests.push_back(std::move(nest));
       }
       Kernel k;
       k.name = "main";
@@ -102,9 +101,9 @@ class Lowerer {
       program_.kernels.push_back(std::move(k));
     }
     for (Kernel& k : program_.kernels) {
-      if (absl::Status st = FinalizeKernel(program_, &k); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(FinalizeKernel(program_, &k));
     }
-    if (absl::Status st = CheckProgramLimits(program_, device_); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(CheckProgramLimits(program_, device_));
     OrderBufferDimsByLoops(*original_.original_dag(), &program_);
     return std::move(program_);
   }
@@ -318,14 +317,13 @@ class Lowerer {
         init_leaf[j] = IntImm(0);
       }
     }
-    absl::StatusOr<PointIndexing> point = IndexPoint(s, init_leaf);
-    if (!point.ok()) return point.status();
+    PRUNER_ASSIGN_OR_RETURN(PointIndexing point, IndexPoint(s, init_leaf));
     std::vector<Expr> guards;
-    for (const Expr& g : point->guards) {
+    for (const Expr& g : point.guards) {
       if (!UsesNegativeVar(g)) guards.push_back(g);
     }
     const Op& op = *st.op;
-    Stmt body = Guarded(guards, MakeStore(program_.stage_buffers[s], point->local,
+    Stmt body = Guarded(guards, MakeStore(program_.stage_buffers[s], point.local,
                                           FloatImm(ReduceIdentity(op.reduce), op.dtype),
                                           StoreRole::kReduceInit, s));
     for (int j = n - 1; j >= first_reduce; --j) {
@@ -348,9 +346,8 @@ class Lowerer {
       if (shared && !in_shared_run) parts.push_back(MakeBarrier());
       if (!shared && in_shared_run) parts.push_back(MakeBarrier());
       in_shared_run = shared;
-      absl::StatusOr<Stmt> nest = StageNest(p);
-      if (!nest.ok()) return nest.status();
-      parts.push_back(*std::move(nest));
+      PRUNER_ASSIGN_OR_RETURN(Stmt nest, StageNest(p));
+      parts.push_back(std::move(nest));
     }
     if (in_shared_run) parts.push_back(MakeBarrier());
     parts.push_back(std::move(rest));
@@ -393,33 +390,29 @@ class Lowerer {
     for (int i = 0; i < n; ++i) {
       leaf[i] = Emitted(s, i) ? b_.loops.var(s, i) : IntImm(0);
     }
-    absl::StatusOr<PointIndexing> point = IndexPoint(s, leaf);
-    if (!point.ok()) return point.status();
-    absl::StatusOr<Expr> value = StageValue(s, point->global);
-    if (!value.ok()) return value.status();
+    PRUNER_ASSIGN_OR_RETURN(PointIndexing point, IndexPoint(s, leaf));
+    PRUNER_ASSIGN_OR_RETURN(Expr value, StageValue(s, point.global));
     const int buffer = program_.stage_buffers[s];
     Stmt store;
     if (reduce) {
-      Expr acc = Read(buffer, op.name, op.dtype, point->local);
-      Expr combined = op.reduce == ReduceKind::kMax ? Max(acc, *value) : Add(acc, *value);
-      store = MakeStore(buffer, point->local, combined, StoreRole::kReduceUpdate, s);
+      Expr acc = Read(buffer, op.name, op.dtype, point.local);
+      Expr combined = op.reduce == ReduceKind::kMax ? Max(acc, value) : Add(acc, value);
+      store = MakeStore(buffer, point.local, combined, StoreRole::kReduceUpdate, s);
     } else {
-      store = MakeStore(buffer, point->local, *value, StoreRole::kCompute, s);
+      store = MakeStore(buffer, point.local, value, StoreRole::kCompute, s);
     }
     Stmt init;
     if (reduce) {
-      absl::StatusOr<Stmt> init_nest = InitNest(s, first_reduce, leaf);
-      if (!init_nest.ok()) return init_nest.status();
-      init = *std::move(init_nest);
+      PRUNER_ASSIGN_OR_RETURN(Stmt init_nest, InitNest(s, first_reduce, leaf));
+      init = std::move(init_nest);
     }
 
-    Stmt body = Guarded(point->guards, store);
+    Stmt body = Guarded(point.guards, store);
     std::shared_ptr<StmtNode> outermost_for;
     for (int i = n - 1; i >= 0; --i) {
       if (reduce && i + 1 == first_reduce) body = MakeSeq({init, body});
-      absl::StatusOr<Stmt> with = WithAttached(s, i, body);
-      if (!with.ok()) return with.status();
-      body = *std::move(with);
+      PRUNER_ASSIGN_OR_RETURN(Stmt with, WithAttached(s, i, body));
+      body = std::move(with);
       if (Emitted(s, i)) {
         outermost_for = NewFor(b_.loops.id(s, i), s, i, body, /*init_copy=*/false);
         body = outermost_for;
@@ -448,11 +441,9 @@ class Lowerer {
 }  // namespace
 
 absl::StatusOr<Program> Lower(const State& state, const DeviceProfile& device) {
-  absl::StatusOr<BoundResult> bound = InferBoundDetailed(state);
-  if (!bound.ok()) return bound.status();
-  absl::StatusOr<InlinedBodies> bodies = InlinedBodies::Build(bound->state);
-  if (!bodies.ok()) return bodies.status();
-  return Lowerer(state, *std::move(bound), *std::move(bodies), device).Run();
+  PRUNER_ASSIGN_OR_RETURN(BoundResult bound, InferBoundDetailed(state));
+  PRUNER_ASSIGN_OR_RETURN(InlinedBodies bodies, InlinedBodies::Build(bound.state));
+  return Lowerer(state, std::move(bound), std::move(bodies), device).Run();
 }
 
 }  // namespace pruner

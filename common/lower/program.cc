@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
 #include "common/lower/index_simplify.h"
 
 namespace pruner {

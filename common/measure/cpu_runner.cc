@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/codegen/cpu_kernel.h"
 #include "common/measure/guarded_buffer.h"
@@ -54,25 +55,21 @@ absl::StatusOr<KernelArgs> PrepareArgs(const Program& program, const std::vector
   KernelArgs args;
   auto add = [&](int id) -> absl::StatusOr<float*> {
     const Buffer& b = program.buffer(id);
-    auto buffer = GuardedBuffer::Allocate(b.num_elements());
-    if (!buffer.ok()) return buffer.status();
-    args.buffers.push_back(*std::move(buffer));
+    PRUNER_ASSIGN_OR_RETURN(auto buffer, GuardedBuffer::Allocate(b.num_elements()));
+    args.buffers.push_back(std::move(buffer));
     args.pointers.push_back(args.buffers.back().data());
     args.names.push_back(b.name);
     return args.pointers.back();
   };
   for (size_t i = 0; i < inputs.size(); ++i) {
-    absl::StatusOr<std::vector<float>> values =
-        InputInBufferLayout(program.buffer(program.inputs[i]), inputs[i]);
-    if (!values.ok()) return values.status();
-    auto data = add(program.inputs[i]);
-    if (!data.ok()) return data.status();
-    std::copy(values->begin(), values->end(), *data);
+    PRUNER_ASSIGN_OR_RETURN(std::vector<float> values,
+                            InputInBufferLayout(program.buffer(program.inputs[i]), inputs[i]));
+    PRUNER_ASSIGN_OR_RETURN(auto data, add(program.inputs[i]));
+    std::copy(values.begin(), values.end(), data);
   }
   for (int id : program.outputs) {
-    auto data = add(id);
-    if (!data.ok()) return data.status();
-    std::fill(*data, *data + program.buffer(id).num_elements(),
+    PRUNER_ASSIGN_OR_RETURN(auto data, add(id));
+    std::fill(data, data + program.buffer(id).num_elements(),
               std::numeric_limits<float>::quiet_NaN());
   }
   return args;
@@ -113,7 +110,7 @@ absl::StatusOr<std::vector<double>> TimeRepeats(const LoadedKernel& kernel, cons
                                                 const MeasureOptions& options,
                                                 CacheFlusher* flusher) {
   for (int i = 0; i < options.warmup; ++i) {
-    if (absl::Status s = CallKernel(kernel, args); !s.ok()) return s;
+    PRUNER_RETURN_IF_ERROR(CallKernel(kernel, args));
   }
   std::vector<double> costs;
   double number = std::max(options.number, 1);
@@ -122,7 +119,7 @@ absl::StatusOr<std::vector<double>> TimeRepeats(const LoadedKernel& kernel, cons
     const int64_t calls = static_cast<int64_t>(number);
     const Clock::time_point start = Clock::now();
     for (int64_t i = 0; i < calls; ++i) {
-      if (absl::Status s = CallKernel(kernel, args); !s.ok()) return s;
+      PRUNER_RETURN_IF_ERROR(CallKernel(kernel, args));
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const double per_call = seconds / static_cast<double>(calls);

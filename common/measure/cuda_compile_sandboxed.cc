@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/measure/sandbox.h"
 
 namespace pruner {
@@ -69,11 +70,10 @@ absl::StatusOr<CompiledCuda> DecodeCompiledCuda(std::string_view bytes) {
 
 absl::StatusOr<CompiledCuda> CompileCudaSandboxed(const CudaModuleSource& module,
                                                   std::string_view arch, double timeout_s) {
-  absl::StatusOr<CudaArch> parsed = ParseCudaArch(arch);
-  if (!parsed.ok()) return parsed.status();
+  PRUNER_ASSIGN_OR_RETURN(CudaArch parsed, ParseCudaArch(arch));
   // Loaded here, in the parent, so that every child finds NVRTC mapped
   // already (loading it touches no driver; compiling does).
-  if (absl::Status loaded = LoadNvrtc().status(); !loaded.ok()) return loaded;
+  PRUNER_RETURN_IF_ERROR(LoadNvrtc().status());
   const std::string arch_text(arch);
   SandboxReply reply = RunInSandbox(
       [&] { return EncodeCompiledCuda(CompileCuda(module, arch_text, timeout_s)); },
@@ -87,7 +87,7 @@ absl::StatusOr<CompiledCuda> CompileCudaSandboxed(const CudaModuleSource& module
     return absl::InternalError(absl::StrCat("build error: NVRTC child: ", s.message()));
   }
   absl::StatusOr<CompiledCuda> compiled = DecodeCompiledCuda(*reply.payload);
-  if (compiled.ok()) compiled->arch = *parsed;
+  if (compiled.ok()) compiled->arch = parsed;
   return compiled;
 }
 

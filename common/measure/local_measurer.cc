@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/base/parallel_for.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/codegen/cpu_compiler.h"
 #include "common/codegen/cuda_codegen.h"
@@ -212,18 +213,10 @@ void MeasureGpu(const std::vector<MeasureInput>& inputs, const std::vector<size_
   }
   // NVRTC, up to max_parallel_builds children at once (never in this
   // process: see cuda_compile_sandboxed.h).
-  std::atomic<size_t> next{0};
-  auto compile_some = [&] {
-    for (size_t k = next++; k < pending.size(); k = next++) {
-      pending[k].compiled = CompileCudaSandboxed(
-          pending[k].module, CudaArchName(inputs[pending[k].input].device), options.build_timeout_s);
-    }
-  };
-  std::vector<std::thread> compilers;
-  const size_t parallel = std::min<size_t>(std::max(options.max_parallel_builds, 1), pending.size());
-  for (size_t t = 1; t < parallel; ++t) compilers.emplace_back(compile_some);
-  compile_some();
-  for (std::thread& t : compilers) t.join();
+  ParallelFor(static_cast<int>(pending.size()), options.max_parallel_builds, [&](int k) {
+    pending[k].compiled = CompileCudaSandboxed(
+        pending[k].module, CudaArchName(inputs[pending[k].input].device), options.build_timeout_s);
+  });
   // Runs, strictly one after another, batched into as few sandbox children
   // as faults allow (each child pays CUDA's initialization once).
   std::vector<CudaRunItem> items;

@@ -1,7 +1,7 @@
 #include "common/measure/measure_types.h"
 
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
 
 namespace pruner {
 

@@ -17,15 +17,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/clock.h"
 
 namespace pruner {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = SteadyClock;
 
 // Writes everything or gives up (the parent then sees a short reply).
 void WriteAll(int fd, const char* data, size_t size) {

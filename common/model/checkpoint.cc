@@ -3,7 +3,8 @@
 #include <charconv>
 
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -27,13 +28,12 @@ absl::StatusOr<std::string_view> ReadField(std::string_view& rest, std::string_v
 
 template <typename Int>
 absl::StatusOr<Int> ReadInt(std::string_view& rest, std::string_view key) {
-  absl::StatusOr<std::string_view> text = ReadField(rest, key);
-  if (!text.ok()) return text.status();
+  PRUNER_ASSIGN_OR_RETURN(std::string_view text, ReadField(rest, key));
   Int value = 0;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (ec != std::errc() || end != text->data() + text->size() || value < 0) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("checkpoint: bad ", ToAbsl(key), " '", ToAbsl(*text), "'"));
+        absl::StrCat("checkpoint: bad ", ToAbsl(key), " '", ToAbsl(text), "'"));
   }
   return value;
 }
@@ -65,11 +65,10 @@ absl::StatusOr<ModelCheckpoint> DecodeCheckpoint(std::string_view blob) {
   absl::StatusOr<int64_t> records = ReadInt<int64_t>(rest, "records");
   if (!records.ok()) return records.status();
   c.records = *records;
-  absl::StatusOr<size_t> size = ReadInt<size_t>(rest, "payload");
-  if (!size.ok()) return size.status();
-  if (rest.size() != *size) {
+  PRUNER_ASSIGN_OR_RETURN(size_t size, ReadInt<size_t>(rest, "payload"));
+  if (rest.size() != size) {
     return absl::InvalidArgumentError(
-        absl::StrCat("checkpoint: payload is ", rest.size(), " bytes, header says ", *size));
+        absl::StrCat("checkpoint: payload is ", rest.size(), " bytes, header says ", size));
   }
   c.payload = std::string(rest);
   return c;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/features/statement_features.h"
 #include "common/model/checkpoint.h"
 #include "common/model/state_featurizer.h"
@@ -104,28 +105,27 @@ absl::StatusOr<std::string> LearnedCostModel::Save() const {
 }
 
 absl::Status LearnedCostModel::Load(std::string_view blob) {
-  absl::StatusOr<ModelCheckpoint> c = DecodeCheckpoint(blob);
-  if (!c.ok()) return c.status();
-  if (c->model != name_) {
+  PRUNER_ASSIGN_OR_RETURN(ModelCheckpoint c, DecodeCheckpoint(blob));
+  if (c.model != name_) {
     return absl::InvalidArgumentError(
-        absl::StrCat("checkpoint of a '", c->model, "' model, this is '", name_, "'"));
+        absl::StrCat("checkpoint of a '", c.model, "' model, this is '", name_, "'"));
   }
-  if (c->device != device_.name) {
+  if (c.device != device_.name) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "checkpoint trained for device '", c->device, "', this model is for '", device_.name, "'"));
+        "checkpoint trained for device '", c.device, "', this model is for '", device_.name, "'"));
   }
-  if (c->columns != kNumStatementFeatures) {
-    return absl::InvalidArgumentError(absl::StrCat("checkpoint has ", c->columns,
+  if (c.columns != kNumStatementFeatures) {
+    return absl::InvalidArgumentError(absl::StrCat("checkpoint has ", c.columns,
                                                    " features per row, expected ",
                                                    kNumStatementFeatures));
   }
   // Decode into a fresh regressor so that a bad payload changes nothing.
   std::unique_ptr<PackRegressor> fresh = make_regressor_();
-  if (!c->payload.empty()) {
-    if (absl::Status s = fresh->Load(c->payload); !s.ok()) return s;
+  if (!c.payload.empty()) {
+    PRUNER_RETURN_IF_ERROR(fresh->Load(c.payload));
   }
   regressor_ = std::move(fresh);
-  loaded_records_ = c->records;
+  loaded_records_ = c.records;
   records_.clear();
   packs_ = PackedRows(kNumStatementFeatures);
   record_of_pack_.clear();

@@ -4,8 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/features/pacm_features.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
 #include "common/model/checkpoint.h"
 
 namespace pruner {
@@ -53,39 +54,36 @@ absl::StatusOr<std::string> EncodePaCMCheckpoint(const PaCMCheckpointContents& c
   c.columns = kPaCMStatementWidth;
   c.records = contents.records;
   if (contents.predictor != nullptr) {
-    absl::StatusOr<std::string> predictor = contents.predictor->Serialize();
-    if (!predictor.ok()) return predictor.status();
-    absl::StatusOr<std::string> siamese = SerializeOrEmpty(contents.siamese);
-    if (!siamese.ok()) return siamese.status();
+    PRUNER_ASSIGN_OR_RETURN(std::string predictor, contents.predictor->Serialize());
+    PRUNER_ASSIGN_OR_RETURN(std::string siamese, SerializeOrEmpty(contents.siamese));
     c.payload = absl::StrCat(ToAbsl(kPayloadMagic), kPaCMPayloadVersion, "\n");
     AppendU64(static_cast<uint64_t>(contents.moa_updates), &c.payload);
-    AppendU64(predictor->size(), &c.payload);
-    c.payload += *predictor;
-    AppendU64(siamese->size(), &c.payload);
-    c.payload += *siamese;
+    AppendU64(predictor.size(), &c.payload);
+    c.payload += predictor;
+    AppendU64(siamese.size(), &c.payload);
+    c.payload += siamese;
   }
   return EncodeCheckpoint(c);
 }
 
 absl::StatusOr<PaCMCheckpoint> DecodePaCMCheckpoint(std::string_view blob) {
-  absl::StatusOr<ModelCheckpoint> c = DecodeCheckpoint(blob);
-  if (!c.ok()) return c.status();
-  if (c->model != kPaCMModelName) {
-    return absl::InvalidArgumentError(absl::StrCat("checkpoint of a '", c->model,
+  PRUNER_ASSIGN_OR_RETURN(ModelCheckpoint c, DecodeCheckpoint(blob));
+  if (c.model != kPaCMModelName) {
+    return absl::InvalidArgumentError(absl::StrCat("checkpoint of a '", c.model,
                                                    "' model, this is '", ToAbsl(kPaCMModelName),
                                                    "'"));
   }
-  if (c->columns != kPaCMStatementWidth) {
-    return absl::InvalidArgumentError(absl::StrCat("pacm checkpoint has ", c->columns,
+  if (c.columns != kPaCMStatementWidth) {
+    return absl::InvalidArgumentError(absl::StrCat("pacm checkpoint has ", c.columns,
                                                    "-wide statement rows, expected ",
                                                    kPaCMStatementWidth));
   }
   PaCMCheckpoint out;
-  out.device = c->device;
-  out.records = c->records;
-  if (c->payload.empty()) return out;  // an untrained model's checkpoint
+  out.device = c.device;
+  out.records = c.records;
+  if (c.payload.empty()) return out;  // an untrained model's checkpoint
 
-  std::string_view in = c->payload;
+  std::string_view in = c.payload;
   const size_t eol = in.find('\n');
   int version = 0;
   if (in.substr(0, kPayloadMagic.size()) != kPayloadMagic || eol == std::string_view::npos ||
@@ -106,12 +104,10 @@ absl::StatusOr<PaCMCheckpoint> DecodePaCMCheckpoint(std::string_view blob) {
     return absl::InvalidArgumentError("pacm checkpoint: payload truncated or with trailing bytes");
   }
   out.moa_updates = static_cast<int64_t>(updates);
-  absl::StatusOr<std::unique_ptr<PaCMNetwork>> p = DeserializeOrNull(predictor);
-  if (!p.ok()) return p.status();
-  absl::StatusOr<std::unique_ptr<PaCMNetwork>> s = DeserializeOrNull(siamese);
-  if (!s.ok()) return s.status();
-  out.predictor = *std::move(p);
-  out.siamese = *std::move(s);
+  PRUNER_ASSIGN_OR_RETURN(std::unique_ptr<PaCMNetwork> p, DeserializeOrNull(predictor));
+  PRUNER_ASSIGN_OR_RETURN(std::unique_ptr<PaCMNetwork> s, DeserializeOrNull(siamese));
+  out.predictor = std::move(p);
+  out.siamese = std::move(s);
   if (out.predictor == nullptr) {
     return absl::InvalidArgumentError("pacm checkpoint: payload without a predicting network");
   }

@@ -4,7 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "common/model/pacm_checkpoint.h"
 #include "common/model/state_featurizer.h"
 
@@ -60,10 +61,9 @@ absl::Status PaCMCostModel::Retrain() {
   if (options_.mode == PaCMMode::kMoA) {
     target = siamese_->Clone();
   } else {
-    absl::StatusOr<std::unique_ptr<PaCMNetwork>> fresh =
-        PaCMNetwork::Create(options_.network, options_.training.schedule.seed);
-    if (!fresh.ok()) return fresh.status();
-    target = *std::move(fresh);
+    PRUNER_ASSIGN_OR_RETURN(std::unique_ptr<PaCMNetwork> fresh,
+                            PaCMNetwork::Create(options_.network, options_.training.schedule.seed));
+    target = std::move(fresh);
   }
   const PaCMLabeledBatch data = data_.Batch();
   absl::StatusOr<FitReport> fit = target->Train(data.batch, data.labels, options_.training);
@@ -74,7 +74,7 @@ absl::Status PaCMCostModel::Retrain() {
   }
   if (!fit.ok()) return fit.status();
   if (options_.mode == PaCMMode::kMoA) {
-    if (absl::Status s = siamese_->MomentumUpdate(*target, options_.momentum); !s.ok()) return s;
+    PRUNER_RETURN_IF_ERROR(siamese_->MomentumUpdate(*target, options_.momentum));
   }
   predictor_ = std::move(target);
   predictor_device_ = device_.name;
@@ -118,15 +118,14 @@ absl::StatusOr<std::string> PaCMCostModel::Save() const {
 }
 
 absl::Status PaCMCostModel::Load(std::string_view blob) {
-  absl::StatusOr<PaCMCheckpoint> c = DecodePaCMCheckpoint(blob);
-  if (!c.ok()) return c.status();
+  PRUNER_ASSIGN_OR_RETURN(PaCMCheckpoint c, DecodePaCMCheckpoint(blob));
   const bool any_device = options_.mode != PaCMMode::kOnline;
-  if (!any_device && c->device != device_.name) {
+  if (!any_device && c.device != device_.name) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "pacm online mode: checkpoint trained for device '", c->device,
+        "pacm online mode: checkpoint trained for device '", c.device,
         "', this model is for '", device_.name, "' (moa and offline modes take any device)"));
   }
-  if (any_device && c->predictor == nullptr) {
+  if (any_device && c.predictor == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("pacm ", ToAbsl(PaCMModeName(options_.mode)),
                      " mode: the checkpoint holds no trained network"));
@@ -134,20 +133,20 @@ absl::Status PaCMCostModel::Load(std::string_view blob) {
   std::unique_ptr<PaCMNetwork> siamese;
   int64_t updates = 0;
   if (options_.mode == PaCMMode::kMoA) {
-    if (c->siamese != nullptr) {
+    if (c.siamese != nullptr) {
       // A MoA model's own checkpoint: resume where it stopped.
-      siamese = std::move(c->siamese);
-      updates = c->moa_updates;
+      siamese = std::move(c.siamese);
+      updates = c.moa_updates;
     } else {
       // A pretrained model: it seeds the Siamese and predicts until the
       // first retrain.
-      siamese = c->predictor->Clone();
+      siamese = c.predictor->Clone();
     }
   }
-  predictor_ = std::move(c->predictor);
+  predictor_ = std::move(c.predictor);
   siamese_ = std::move(siamese);
-  predictor_device_ = c->device;
-  loaded_records_ = c->records;
+  predictor_device_ = c.device;
+  loaded_records_ = c.records;
   num_updates_ = updates;
   data_ = PaCMTrainingSet();
   num_retrains_ = 0;

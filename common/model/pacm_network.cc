@@ -12,7 +12,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "common/model/torch_rank_training.h"
 
 namespace pruner {
@@ -210,7 +211,7 @@ PaCMNetwork::~PaCMNetwork() = default;
 
 absl::StatusOr<std::unique_ptr<PaCMNetwork>> PaCMNetwork::Create(const PaCMNetworkShape& shape,
                                                                  uint64_t seed) {
-  if (absl::Status s = shape.Validate(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(shape.Validate());
   auto impl = std::make_unique<Impl>();
   impl->shape = shape;
   torch::manual_seed(seed);
@@ -411,7 +412,7 @@ absl::StatusOr<std::unique_ptr<PaCMNetwork>> PaCMNetwork::Deserialize(std::strin
     shape.block_hidden = static_cast<int>(d[1]);
     shape.attention_dim = static_cast<int>(d[2]);
     shape.heads = static_cast<int>(d[3]);
-    if (absl::Status s = shape.Validate(); !s.ok()) return s;
+    PRUNER_RETURN_IF_ERROR(shape.Validate());
     if (statement_scale.numel() != kPaCMStatementWidth ||
         block_scale.numel() != kDataflowBlockWidth) {
       return absl::InvalidArgumentError("pacm network: malformed column scales");

@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "common/base/status_macros.h"
 #include "common/model/pacm_checkpoint.h"
 #include "common/model/pacm_training_set.h"
 
@@ -53,11 +54,10 @@ absl::StatusOr<PaCMPretrainResult> PretrainPaCM(const std::vector<MeasuredState>
     holdout_by_workload[workload].assign(indices.begin() + trained, indices.end());
   }
 
-  absl::StatusOr<std::unique_ptr<PaCMNetwork>> network =
-      PaCMNetwork::Create(options.network, options.training.schedule.seed);
-  if (!network.ok()) return network.status();
+  PRUNER_ASSIGN_OR_RETURN(std::unique_ptr<PaCMNetwork> network,
+                          PaCMNetwork::Create(options.network, options.training.schedule.seed));
   const PaCMLabeledBatch train_data = data.Batch(&train);
-  absl::StatusOr<FitReport> fit = (*network)->Train(train_data.batch, train_data.labels,
+  absl::StatusOr<FitReport> fit = network->Train(train_data.batch, train_data.labels,
                                                     options.training);
   if (!fit.ok()) return fit.status();
 
@@ -69,7 +69,7 @@ absl::StatusOr<PaCMPretrainResult> PretrainPaCM(const std::vector<MeasuredState>
   for (const auto& [workload, indices] : holdout_by_workload) {
     const PaCMLabeledBatch held = data.Batch(&indices);
     result.holdout_programs += held.batch.num_programs;
-    const double accuracy = PairwiseAccuracy((*network)->Score(held.batch, options.training.num_threads),
+    const double accuracy = PairwiseAccuracy(network->Score(held.batch, options.training.num_threads),
                                              held.labels);
     if (accuracy < 0) continue;
     accuracy_sum += accuracy;
@@ -82,7 +82,7 @@ absl::StatusOr<PaCMPretrainResult> PretrainPaCM(const std::vector<MeasuredState>
   PaCMCheckpointContents contents;
   contents.device = device.name;
   contents.records = result.train_programs;
-  contents.predictor = network->get();
+  contents.predictor = network.get();
   absl::StatusOr<std::string> checkpoint = EncodePaCMCheckpoint(contents);
   if (!checkpoint.ok()) return checkpoint.status();
   result.checkpoint = *std::move(checkpoint);

@@ -1,8 +1,8 @@
 #include "common/model/state_featurizer.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
+
+#include "common/base/parallel_for.h"
 
 namespace pruner {
 
@@ -15,21 +15,10 @@ std::vector<absl::StatusOr<Features>> FeaturizeInParallel(
     int n, const std::function<const State&(int)>& state_at, const DeviceProfile& device,
     int num_threads, Extract extract) {
   std::vector<absl::StatusOr<Features>> out(n, absl::UnknownError("not featurized"));
-  if (num_threads <= 0) num_threads = std::max(1u, std::thread::hardware_concurrency());
+  if (num_threads <= 0) num_threads = HardwareThreads();
   // Small batches are not worth a thread start (~tens of microseconds each).
   num_threads = std::min(num_threads, std::max(1, n / 8));
-  // Threads take the next index from a shared counter: lowering times vary
-  // a lot between schedules, so static chunks would leave threads idle.
-  std::atomic<int> next{0};
-  auto work = [&] {
-    for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
-      out[i] = extract(state_at(i), device);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < num_threads; ++t) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
+  ParallelFor(n, num_threads, [&](int i) { out[i] = extract(state_at(i), device); });
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/analysis/symbol_analyzer.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -50,10 +51,10 @@ class SymbolAnalyzerModel final : public CostModel {
 
 absl::StatusOr<std::unique_ptr<CostModel>> MakeSymbolAnalyzerModel(
     const DeviceProfile& device, const SymbolAnalyzerModelOptions& options) {
-  absl::StatusOr<SymbolAnalyzer> analyzer = SymbolAnalyzer::Create(device, options.analyzer);
-  if (!analyzer.ok()) return analyzer.status();
+  PRUNER_ASSIGN_OR_RETURN(SymbolAnalyzer analyzer,
+                          SymbolAnalyzer::Create(device, options.analyzer));
   return std::unique_ptr<CostModel>(
-      std::make_unique<SymbolAnalyzerModel>(*std::move(analyzer), options.threads));
+      std::make_unique<SymbolAnalyzerModel>(std::move(analyzer), options.threads));
 }
 
 }  // namespace pruner

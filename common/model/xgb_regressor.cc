@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -101,7 +102,7 @@ absl::Status XgbPackRegressor::Configure(BoosterHandle b) const {
       {"base_score", "0"},
   };
   for (const auto& [name, value] : settings) {
-    if (absl::Status s = SetParam(b, name, value); !s.ok()) return s;
+    PRUNER_RETURN_IF_ERROR(SetParam(b, name, value));
   }
   return absl::OkStatus();
 }
@@ -128,24 +129,20 @@ absl::StatusOr<FitReport> XgbPackRegressor::Fit(const PackedRows& packs,
         "xgb: nothing to learn (no rows, or every row has weight 0: all labels are 0)");
   }
 
-  absl::StatusOr<DMatrix> dtrain = MakeDMatrix(packs);
-  if (!dtrain.ok()) return dtrain.status();
+  PRUNER_ASSIGN_OR_RETURN(DMatrix dtrain, MakeDMatrix(packs));
   BoosterHandle raw = nullptr;
-  DMatrixHandle cache[] = {dtrain->get()};
-  if (absl::Status s = XgbStatus(XGBoosterCreate(cache, 1, &raw), "create booster"); !s.ok()) {
-    return s;
-  }
+  DMatrixHandle cache[] = {dtrain.get()};
+  PRUNER_RETURN_IF_ERROR(XgbStatus(XGBoosterCreate(cache, 1, &raw), "create booster"));
   Booster booster(raw);
-  if (absl::Status s = Configure(booster.get()); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(Configure(booster.get()));
 
   std::vector<float> grad(packs.num_rows()), hess(packs.num_rows());
   double best_rmse = std::numeric_limits<double>::infinity();
   int best_trees = 0, trees = 0;
   while (true) {
-    absl::StatusOr<std::vector<float>> rows =
-        PredictRows(booster.get(), dtrain->get(), packs.num_rows(), /*training=*/true);
-    if (!rows.ok()) return rows.status();
-    const std::vector<double> sums = packs.SumByPack(*rows);
+    PRUNER_ASSIGN_OR_RETURN(std::vector<float> rows,
+                            PredictRows(booster.get(), dtrain.get(), packs.num_rows(), /*training=*/true));
+    const std::vector<double> sums = packs.SumByPack(rows);
     if (trees > 0) {
       // Unweighted RMSE over packs, as upstream's pack_sum_rmse.
       double se = 0;
@@ -164,7 +161,7 @@ absl::StatusOr<FitReport> XgbPackRegressor::Fit(const PackedRows& packs,
       grad[r] = static_cast<float>((sums[p] - labels[p]) * weight[r]);
       hess[r] = weight[r];
     }
-    if (absl::Status s = XgbStatus(XGBoosterBoostOneIter(booster.get(), dtrain->get(), grad.data(),
+    if (absl::Status s = XgbStatus(XGBoosterBoostOneIter(booster.get(), dtrain.get(), grad.data(),
                                                          hess.data(), packs.num_rows()),
                                    "boost");
         !s.ok()) {
@@ -198,12 +195,10 @@ absl::StatusOr<std::vector<double>> XgbPackRegressor::Predict(const PackedRows& 
                                                    " features, data has ", packs.num_columns()));
   }
   if (packs.num_rows() == 0) return std::vector<double>(packs.num_packs(), 0.0);
-  absl::StatusOr<DMatrix> dmat = MakeDMatrix(packs);
-  if (!dmat.ok()) return dmat.status();
-  absl::StatusOr<std::vector<float>> rows =
-      PredictRows(booster_.get(), dmat->get(), packs.num_rows(), /*training=*/false);
-  if (!rows.ok()) return rows.status();
-  return packs.SumByPack(*rows);
+  PRUNER_ASSIGN_OR_RETURN(DMatrix dmat, MakeDMatrix(packs));
+  PRUNER_ASSIGN_OR_RETURN(std::vector<float> rows,
+                          PredictRows(booster_.get(), dmat.get(), packs.num_rows(), /*training=*/false));
+  return packs.SumByPack(rows);
 }
 
 absl::StatusOr<std::string> XgbPackRegressor::Save() const {
@@ -221,18 +216,14 @@ absl::StatusOr<std::string> XgbPackRegressor::Save() const {
 absl::Status XgbPackRegressor::Load(std::string_view bytes) {
   if (bytes.empty()) return absl::InvalidArgumentError("xgb: empty model");
   BoosterHandle raw = nullptr;
-  if (absl::Status s = XgbStatus(XGBoosterCreate(nullptr, 0, &raw), "create booster"); !s.ok()) {
-    return s;
-  }
+  PRUNER_RETURN_IF_ERROR(XgbStatus(XGBoosterCreate(nullptr, 0, &raw), "create booster"));
   Booster booster(raw);
   if (absl::Status s = XgbStatus(
           XGBoosterLoadModelFromBuffer(booster.get(), bytes.data(), bytes.size()), "load");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = SetParam(booster.get(), "nthread", absl::StrCat(params_.nthread)); !s.ok()) {
-    return s;
-  }
+  PRUNER_RETURN_IF_ERROR(SetParam(booster.get(), "nthread", absl::StrCat(params_.nthread)));
   bst_ulong num_features = 0;
   if (absl::Status s = XgbStatus(XGBoosterGetNumFeature(booster.get(), &num_features), "features");
       !s.ok()) {

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -247,9 +248,8 @@ absl::StatusOr<std::vector<int64_t>> State::FollowedLengths(const Step& step) co
     return &steps_[index];
   };
   if (step.kind == StepKind::kFollowSplit) {
-    auto src = source(step.src_step);
-    if (!src.ok()) return src.status();
-    const auto& l = (*src)->lengths;
+    PRUNER_ASSIGN_OR_RETURN(auto src, source(step.src_step));
+    const auto& l = src->lengths;
     if (step.n_split < 1 || step.n_split > static_cast<int>(l.size())) {
       return absl::InvalidArgumentError(absl::StrCat("n_split ", step.n_split,
                                                      " does not fit a split of ", l.size(),
@@ -268,9 +268,8 @@ absl::StatusOr<std::vector<int64_t>> State::FollowedLengths(const Step& step) co
   if (step.ints.empty()) return absl::InvalidArgumentError("no source steps");
   int64_t length = 1;
   for (int index : step.ints) {
-    auto src = source(index);
-    if (!src.ok()) return src.status();
-    const auto& l = (*src)->lengths;
+    PRUNER_ASSIGN_OR_RETURN(auto src, source(index));
+    const auto& l = src->lengths;
     if (step.level < 0 || step.level >= static_cast<int>(l.size())) {
       return absl::InvalidArgumentError(
           absl::StrCat("level ", step.level, " does not fit a split of ", l.size(), " lengths"));

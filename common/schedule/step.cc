@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -64,12 +65,11 @@ class FieldReader {
     return v;
   }
   absl::StatusOr<int> SmallInt(size_t i) const {
-    auto v = Int(i);
-    if (!v.ok()) return v.status();
-    if (*v < 0 || *v > (1 << 20)) {
+    PRUNER_ASSIGN_OR_RETURN(auto v, Int(i));
+    if (v < 0 || v > (1 << 20)) {
       return Error(absl::StrCat("field ", i, " ('", tokens_[i], "') is out of range"));
     }
-    return static_cast<int>(*v);
+    return static_cast<int>(v);
   }
   // "[a,b,?]" → items as strings.
   absl::StatusOr<std::vector<absl::string_view>> List(size_t i) const {
@@ -90,10 +90,9 @@ class FieldReader {
     return items;
   }
   absl::StatusOr<std::vector<int>> IntList(size_t i) const {
-    auto items = List(i);
-    if (!items.ok()) return items.status();
+    PRUNER_ASSIGN_OR_RETURN(auto items, List(i));
     std::vector<int> out;
-    for (absl::string_view item : *items) {
+    for (absl::string_view item : items) {
       int v = 0;
       auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
       if (ec != std::errc() || ptr != item.data() + item.size() || v < 0) {
@@ -300,17 +299,6 @@ absl::StatusOr<Step> ParseStep(std::string_view std_text) {
   Step s;
   s.kind = static_cast<StepKind>(tag_index);
   auto need = [&](size_t n) { return f.Expect(n); };
-#define PRUNER_ASSIGN_OR_RETURN(lhs, expr) \
-  do {                                     \
-    auto _v = (expr);                      \
-    if (!_v.ok()) return _v.status();      \
-    lhs = *std::move(_v);                  \
-  } while (0)
-#define PRUNER_RETURN_IF_ERROR(expr)   \
-  do {                                 \
-    absl::Status _st = (expr);         \
-    if (!_st.ok()) return _st;         \
-  } while (0)
   switch (s.kind) {
     case StepKind::kSplit: {
       PRUNER_RETURN_IF_ERROR(need(4));
@@ -334,13 +322,14 @@ absl::StatusOr<Step> ParseStep(std::string_view std_text) {
       }
       break;
     }
-    case StepKind::kFollowSplit:
+    case StepKind::kFollowSplit: {
       PRUNER_RETURN_IF_ERROR(need(4));
       PRUNER_ASSIGN_OR_RETURN(s.stage, f.SmallInt(1));
       PRUNER_ASSIGN_OR_RETURN(s.iter, f.SmallInt(2));
       PRUNER_ASSIGN_OR_RETURN(s.src_step, f.SmallInt(3));
       PRUNER_ASSIGN_OR_RETURN(s.n_split, f.SmallInt(4));
       break;
+    }
     case StepKind::kFollowFusedSplit: {
       PRUNER_RETURN_IF_ERROR(need(5));
       PRUNER_ASSIGN_OR_RETURN(s.stage, f.SmallInt(1));
@@ -354,11 +343,12 @@ absl::StatusOr<Step> ParseStep(std::string_view std_text) {
       break;
     }
     case StepKind::kReorder:
-    case StepKind::kFuse:
+    case StepKind::kFuse: {
       PRUNER_RETURN_IF_ERROR(need(2));
       PRUNER_ASSIGN_OR_RETURN(s.stage, f.SmallInt(1));
       PRUNER_ASSIGN_OR_RETURN(s.ints, f.IntList(2));
       break;
+    }
     case StepKind::kAnnotation: {
       PRUNER_RETURN_IF_ERROR(need(3));
       PRUNER_ASSIGN_OR_RETURN(s.stage, f.SmallInt(1));
@@ -386,37 +376,40 @@ absl::StatusOr<Step> ParseStep(std::string_view std_text) {
       }
       break;
     }
-    case StepKind::kComputeAt:
+    case StepKind::kComputeAt: {
       PRUNER_RETURN_IF_ERROR(need(3));
       PRUNER_ASSIGN_OR_RETURN(s.stage, f.SmallInt(1));
       PRUNER_ASSIGN_OR_RETURN(s.target_stage, f.SmallInt(2));
       PRUNER_ASSIGN_OR_RETURN(s.target_iter, f.SmallInt(3));
       break;
+    }
     case StepKind::kComputeInline:
-    case StepKind::kComputeRoot:
+    case StepKind::kComputeRoot: {
       PRUNER_RETURN_IF_ERROR(need(1));
       PRUNER_ASSIGN_OR_RETURN(s.stage, f.SmallInt(1));
       break;
-    case StepKind::kCacheRead:
+    }
+    case StepKind::kCacheRead: {
       PRUNER_RETURN_IF_ERROR(need(3));
       PRUNER_ASSIGN_OR_RETURN(s.stage, f.SmallInt(1));
       s.scope = std::string(f.Token(2));
       PRUNER_ASSIGN_OR_RETURN(s.ints, f.IntList(3));
       break;
-    case StepKind::kCacheWrite:
+    }
+    case StepKind::kCacheWrite: {
       PRUNER_RETURN_IF_ERROR(need(2));
       PRUNER_ASSIGN_OR_RETURN(s.stage, f.SmallInt(1));
       s.scope = std::string(f.Token(2));
       break;
-    case StepKind::kRfactor:
+    }
+    case StepKind::kRfactor: {
       PRUNER_RETURN_IF_ERROR(need(3));
       PRUNER_ASSIGN_OR_RETURN(s.stage, f.SmallInt(1));
       PRUNER_ASSIGN_OR_RETURN(s.iter, f.SmallInt(2));
       PRUNER_ASSIGN_OR_RETURN(s.factor_iter, f.SmallInt(3));
       break;
+    }
   }
-#undef PRUNER_ASSIGN_OR_RETURN
-#undef PRUNER_RETURN_IF_ERROR
   if ((s.kind == StepKind::kCacheRead || s.kind == StepKind::kCacheWrite) &&
       s.scope != "shared" && s.scope != "local") {
     return f.Error(absl::StrCat("unknown scope '", s.scope, "' (known: shared, local)"));

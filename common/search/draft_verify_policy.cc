@@ -6,17 +6,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/clock.h"
+#include "common/base/status_macros.h"
 #include "common/search/sample_states.h"
 #include "common/search/task_sketches.h"
 
 namespace pruner {
-namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 absl::Status DraftVerifyOptions::Validate() const {
   auto bad = [](const char* field, auto value) {
@@ -63,12 +58,11 @@ absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::Propose(int n) {
   if (drafter_ == nullptr || verifier_ == nullptr) {
     return absl::FailedPreconditionError("the draft-verify policy needs a drafter and a verifier");
   }
-  if (absl::Status st = options_.Validate(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(options_.Validate());
   if (!have_sketches_) {
     ScopedSeconds timer(&counters_.sketch_s);
-    auto sketches = TaskSketches(task_, options_.sketch);
-    if (!sketches.ok()) return sketches.status();
-    sketches_ = *std::move(sketches);
+    PRUNER_ASSIGN_OR_RETURN(auto sketches, TaskSketches(task_, options_.sketch));
+    sketches_ = std::move(sketches);
     have_sketches_ = true;
   }
   for (int attempt = 0; attempt <= options_.retry_on_empty; ++attempt) {
@@ -149,18 +143,18 @@ absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::SearchOneRound(int n
   params.mutation_prob = options_.mutation_prob;
   params.annotation = options_.annotation;
   SearchCounters verify_counters;
-  auto best = EvolutionarySearch(std::move(population), 2 * n, params, task_.device, *verifier_,
-                                 excluded, rng_, &verify_counters);
-  if (!best.ok()) return best.status();
+  PRUNER_ASSIGN_OR_RETURN(auto best,
+                          EvolutionarySearch(std::move(population), 2 * n, params, task_.device, *verifier_,
+                                 excluded, rng_, &verify_counters));
   last_round_.verifier_scored = verify_counters.predicted_states;
   counters_ += verify_counters;
   last_round_.verify_s = SecondsSince(t0);
-  last_round_.best_found = static_cast<int>(best->size());
+  last_round_.best_found = static_cast<int>(best.size());
   drafter_scored_ += last_round_.drafter_scored;
   verifier_scored_ += last_round_.verifier_scored;
 
   // 6. Pick.
-  return PickStatesWithEpsGreedy(*best, random_pool, n, num_random, &measured_,
+  return PickStatesWithEpsGreedy(best, random_pool, n, num_random, &measured_,
                                  &last_round_.picks);
 }
 

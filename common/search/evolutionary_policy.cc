@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/search/evolutionary_search.h"
 #include "common/search/sample_states.h"
 #include "common/search/task_sketches.h"
@@ -49,12 +50,11 @@ absl::StatusOr<std::vector<State>> EvolutionarySearchPolicy::Propose(int n) {
   if (model_ == nullptr) {
     return absl::FailedPreconditionError("the evolutionary policy needs a cost model");
   }
-  if (absl::Status st = options_.Validate(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(options_.Validate());
   if (!have_sketches_) {
     ScopedSeconds timer(&counters_.sketch_s);
-    auto sketches = TaskSketches(task_, options_.sketch);
-    if (!sketches.ok()) return sketches.status();
-    sketches_ = *std::move(sketches);
+    PRUNER_ASSIGN_OR_RETURN(auto sketches, TaskSketches(task_, options_.sketch));
+    sketches_ = std::move(sketches);
     have_sketches_ = true;
   }
   for (int attempt = 0; attempt <= options_.retry_on_empty; ++attempt) {
@@ -110,14 +110,14 @@ absl::StatusOr<std::vector<State>> EvolutionarySearchPolicy::SearchOneRound(int 
   params.num_iters = last_round_.num_iters;
   params.mutation_prob = options_.mutation_prob;
   params.annotation = options_.annotation;
-  auto best = EvolutionarySearch(
+  PRUNER_ASSIGN_OR_RETURN(auto best,
+                          EvolutionarySearch(
       std::move(population), 2 * n, params, task_.device, *model_,
-      [this](const std::string& s) { return measured_.Contains(s); }, rng_, &counters_);
-  if (!best.ok()) return best.status();
-  last_round_.best_found = static_cast<int>(best->size());
+      [this](const std::string& s) { return measured_.Contains(s); }, rng_, &counters_));
+  last_round_.best_found = static_cast<int>(best.size());
 
   // 5. Pick.
-  return PickStatesWithEpsGreedy(*best, random_pool, n, num_random, &measured_,
+  return PickStatesWithEpsGreedy(best, random_pool, n, num_random, &measured_,
                                  &last_round_.picks);
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/search/sample_states.h"
 #include "common/search/task_sketches.h"
 
@@ -18,9 +19,8 @@ absl::StatusOr<std::vector<State>> RandomSearchPolicy::Propose(int n) {
   if (n < 1) return absl::InvalidArgumentError(absl::StrCat("Propose(", n, "): n must be >= 1"));
   if (!have_sketches_) {
     ScopedSeconds timer(&counters_.sketch_s);
-    auto sketches = TaskSketches(task_, options_.sketch);
-    if (!sketches.ok()) return sketches.status();
-    sketches_ = *std::move(sketches);
+    PRUNER_ASSIGN_OR_RETURN(auto sketches, TaskSketches(task_, options_.sketch));
+    sketches_ = std::move(sketches);
     have_sketches_ = true;
   }
   ++counters_.rounds;

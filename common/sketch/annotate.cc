@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/lower/bound_inference.h"
 #include "common/sketch/annotate_compute_location.h"
 #include "common/sketch/annotate_rules.h"
@@ -53,34 +54,24 @@ absl::StatusOr<State> SampleSchedule(const Sketch& sketch, const DeviceProfile& 
                      " sketch cannot be annotated for a ",
                      std::string(DeviceKindName(device.kind)), " device"));
   }
-  auto filled = FillTileSizes(sketch.dag, sketch.steps, options.max_innermost_split_factor, rng);
-  if (!filled.ok()) return filled.status();
-  State state = *std::move(filled);
+  PRUNER_ASSIGN_OR_RETURN(auto filled,
+                          FillTileSizes(sketch.dag, sketch.steps, options.max_innermost_split_factor, rng));
+  State state = std::move(filled);
   if (!device.IsGpu()) {
     if (options.change_compute_location) {
-      if (absl::Status st = ChangeComputeLocations(&state, rng); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(ChangeComputeLocations(&state, rng));
     }
-    auto inferred = InferBound(state);
-    if (!inferred.ok()) return inferred.status();
-    state = *std::move(inferred);
-    if (absl::Status st = AnnotateParallel(&state, device); !st.ok()) return st;
-    if (absl::Status st = AnnotateAutoUnroll(&state, options.cpu_auto_unroll, rng); !st.ok()) {
-      return st;
-    }
-    if (absl::Status st = AnnotateVectorization(&state, device, options, rng); !st.ok()) {
-      return st;
-    }
+    PRUNER_ASSIGN_OR_RETURN(auto inferred, InferBound(state));
+    state = std::move(inferred);
+    PRUNER_RETURN_IF_ERROR(AnnotateParallel(&state, device));
+    PRUNER_RETURN_IF_ERROR(AnnotateAutoUnroll(&state, options.cpu_auto_unroll, rng));
+    PRUNER_RETURN_IF_ERROR(AnnotateVectorization(&state, device, options, rng));
   } else {
     // Cooperative fetching needs the shared caches' regions.
-    auto inferred = InferBound(state);
-    if (!inferred.ok()) return inferred.status();
-    state = *std::move(inferred);
-    if (absl::Status st = BindGpuThreads(&state, sketch.record, device, options, rng); !st.ok()) {
-      return st;
-    }
-    if (absl::Status st = AnnotateAutoUnroll(&state, options.gpu_auto_unroll, rng); !st.ok()) {
-      return st;
-    }
+    PRUNER_ASSIGN_OR_RETURN(auto inferred, InferBound(state));
+    state = std::move(inferred);
+    PRUNER_RETURN_IF_ERROR(BindGpuThreads(&state, sketch.record, device, options, rng));
+    PRUNER_RETURN_IF_ERROR(AnnotateAutoUnroll(&state, options.gpu_auto_unroll, rng));
   }
   return ReplayValidSchedule(sketch.dag, state.steps(), device, options);
 }

@@ -1,6 +1,7 @@
 // CPU annotation rules: parallel outer loops and vectorized inner loops.
 #include <algorithm>
 
+#include "common/base/status_macros.h"
 #include "common/sketch/annotate_rules.h"
 #include "common/sketch/sketch_state_queries.h"
 
@@ -27,14 +28,14 @@ absl::Status ParallelFrom(State* state, int stage, int first_iter, int64_t max_d
     // Nothing to share out here; look inside the attach point instead.
     if (iter < num_iters && HasAttachedStages(*state, stage, iter)) {
       for (int attached : state->AttachedStages(stage, state->stage(stage).iters[iter].node)) {
-        if (absl::Status st = ParallelFrom(state, attached, 0, max_degree); !st.ok()) return st;
+        PRUNER_RETURN_IF_ERROR(ParallelFrom(state, attached, 0, max_degree));
       }
       return ParallelFrom(state, stage, iter + 1, max_degree);
     }
     return absl::OkStatus();
   }
   if (to_fuse.size() > 1) {
-    if (absl::Status st = state->Apply(FuseStep(stage, to_fuse)); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(state->Apply(FuseStep(stage, to_fuse)));
   }
   return state->Apply(AnnotationStep(stage, to_fuse.front(), IterAnnotation::kParallel));
 }
@@ -46,7 +47,7 @@ absl::Status AnnotateParallel(State* state, const DeviceProfile& device) {
   for (int stage = 0; stage < state->num_stages(); ++stage) {
     const Stage& s = state->stage(stage);
     if (s.is_placeholder() || s.compute_at != ComputeAtKind::kRoot) continue;
-    if (absl::Status st = ParallelFrom(state, stage, 0, max_degree); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(ParallelFrom(state, stage, 0, max_degree));
   }
   return absl::OkStatus();
 }
@@ -82,7 +83,7 @@ absl::Status AnnotateVectorization(State* state, const DeviceProfile& device,
     if (count > 1) {
       std::vector<int> loops;
       for (int i = first; i < num_iters; ++i) loops.push_back(i);
-      if (absl::Status st = state->Apply(FuseStep(stage, loops)); !st.ok()) return st;
+      PRUNER_RETURN_IF_ERROR(state->Apply(FuseStep(stage, loops)));
     }
     if (absl::Status st =
             state->Apply(AnnotationStep(stage, first, IterAnnotation::kVectorize));

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/sketch/annotate_rules.h"
 #include "common/sketch/sketch_state_queries.h"
 
@@ -36,8 +37,8 @@ absl::StatusOr<int64_t> BindTileLevel(State* state, int stage, int first, const 
     return absl::FailedPreconditionError(absl::StrCat(
         "stage '", s.op->name, "' has no '", suffix, "' tile level at loop ", first));
   }
-  if (absl::Status st = FuseRange(state, stage, first, count); !st.ok()) return st;
-  if (absl::Status st = Bind(state, stage, first, annotation); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(FuseRange(state, stage, first, count));
+  PRUNER_RETURN_IF_ERROR(Bind(state, stage, first, annotation));
   return state->stage(stage).iter_extent(first);
 }
 
@@ -46,22 +47,21 @@ absl::Status BindTiledRoot(State* state, int stage, const DeviceProfile& device)
   int64_t total = 1;
   for (const Axis& axis : s.op->axes) total *= axis.extent;
   const std::string name = s.op->name;
-  auto blocks = BindTileLevel(state, stage, 0, ".0", IterAnnotation::kBlockX);
-  if (!blocks.ok()) return blocks.status();
-  auto vthreads = BindTileLevel(state, stage, 1, ".1", IterAnnotation::kVThread);
-  if (!vthreads.ok()) return vthreads.status();
-  if (device.max_vthread_extent > 0 && *vthreads > device.max_vthread_extent) {
-    return absl::OutOfRangeError(absl::StrCat("stage '", name, "': vthread extent ", *vthreads,
+  PRUNER_RETURN_IF_ERROR(BindTileLevel(state, stage, 0, ".0", IterAnnotation::kBlockX).status());
+  PRUNER_ASSIGN_OR_RETURN(auto vthreads,
+                          BindTileLevel(state, stage, 1, ".1", IterAnnotation::kVThread));
+  if (device.max_vthread_extent > 0 && vthreads > device.max_vthread_extent) {
+    return absl::OutOfRangeError(absl::StrCat("stage '", name, "': vthread extent ", vthreads,
                                               " exceeds ", device.max_vthread_extent));
   }
-  auto threads = BindTileLevel(state, stage, 2, ".2", IterAnnotation::kThreadX);
-  if (!threads.ok()) return threads.status();
-  if (*threads < device.warp_size && total > 2 * static_cast<int64_t>(device.warp_size)) {
-    return absl::OutOfRangeError(absl::StrCat("stage '", name, "': ", *threads,
+  PRUNER_ASSIGN_OR_RETURN(auto threads,
+                          BindTileLevel(state, stage, 2, ".2", IterAnnotation::kThreadX));
+  if (threads < device.warp_size && total > 2 * static_cast<int64_t>(device.warp_size)) {
+    return absl::OutOfRangeError(absl::StrCat("stage '", name, "': ", threads,
                                               " threads per block, fewer than a warp"));
   }
-  if (device.max_threads_per_block > 0 && *threads > device.max_threads_per_block) {
-    return absl::OutOfRangeError(absl::StrCat("stage '", name, "': ", *threads,
+  if (device.max_threads_per_block > 0 && threads > device.max_threads_per_block) {
+    return absl::OutOfRangeError(absl::StrCat("stage '", name, "': ", threads,
                                               " threads per block exceed ",
                                               device.max_threads_per_block));
   }
@@ -79,7 +79,7 @@ absl::Status BindPlainRoot(State* state, int stage, const DeviceProfile& device,
   }
   // No spatial loop (a reduction to a scalar): one thread does it all.
   if (count == 0) return absl::OkStatus();
-  if (absl::Status st = FuseRange(state, stage, 0, count); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(FuseRange(state, stage, 0, count));
   const int64_t extent = state->stage(stage).iter_extent(0);
   const int64_t warp = std::max(1, device.warp_size);
   if (extent <= warp) return Bind(state, stage, 0, IterAnnotation::kThreadX);
@@ -89,8 +89,8 @@ absl::Status BindPlainRoot(State* state, int stage, const DeviceProfile& device,
     thread_counts.push_back(t);
   }
   const int64_t threads = rng.Choice(thread_counts);
-  if (absl::Status st = state->Apply(SplitStep(stage, 0, extent, {threads})); !st.ok()) return st;
-  if (absl::Status st = Bind(state, stage, 0, IterAnnotation::kBlockX); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(state->Apply(SplitStep(stage, 0, extent, {threads})));
+  PRUNER_RETURN_IF_ERROR(Bind(state, stage, 0, IterAnnotation::kBlockX));
   return Bind(state, stage, 1, IterAnnotation::kThreadX);
 }
 
@@ -113,12 +113,10 @@ absl::Status CooperativeFetch(State* state, int stage, const SketchRecord& recor
     if (innermost % v == 0) vector_lengths.push_back(v);
   }
   const int64_t vector = rng.Choice(vector_lengths);
-  if (absl::Status st = FuseRange(state, stage, 0, static_cast<int>(s.iters.size())); !st.ok()) {
-    return st;
-  }
+  PRUNER_RETURN_IF_ERROR(FuseRange(state, stage, 0, static_cast<int>(s.iters.size())));
   const int64_t extent = state->stage(stage).iter_extent(0);
-  if (absl::Status st = state->Apply(SplitStep(stage, 0, extent, {vector})); !st.ok()) return st;
-  if (absl::Status st = Bind(state, stage, 1, IterAnnotation::kVectorize); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(state->Apply(SplitStep(stage, 0, extent, {vector})));
+  PRUNER_RETURN_IF_ERROR(Bind(state, stage, 1, IterAnnotation::kVectorize));
   if (absl::Status st = state->Apply(FollowFusedSplitStep(stage, 0, splits->second, 1, true));
       !st.ok()) {
     return st;

@@ -1,6 +1,7 @@
 #include "common/sketch/annotate_validity.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/lower/bound_inference.h"
 #include "common/sketch/sketch_state_queries.h"
 
@@ -111,14 +112,13 @@ absl::StatusOr<State> ReplayValidSchedule(std::shared_ptr<const ComputeDag> dag,
                                           const std::vector<Step>& steps,
                                           const DeviceProfile& device,
                                           const AnnotationOptions& options) {
-  auto replayed = State::Replay(std::move(dag), steps);
-  if (!replayed.ok()) return replayed.status();
-  if (!replayed->IsConcrete()) {
+  PRUNER_ASSIGN_OR_RETURN(auto replayed, State::Replay(std::move(dag), steps));
+  if (!replayed.IsConcrete()) {
     return absl::FailedPreconditionError("the schedule has unchosen split lengths");
   }
-  auto inferred = InferBound(*replayed);
+  auto inferred = InferBound(replayed);
   if (!inferred.ok()) return inferred.status();
-  if (absl::Status st = CheckDeviceLimits(*inferred, device, options); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(CheckDeviceLimits(*inferred, device, options));
   return inferred;
 }
 

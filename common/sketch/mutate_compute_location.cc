@@ -1,6 +1,7 @@
 // MutateComputeLocation (CPU): move one freely placed stage elsewhere.
 #include <utility>
 
+#include "common/base/status_macros.h"
 #include "common/lower/bound_inference.h"
 #include "common/sketch/annotate_compute_location.h"
 #include "common/sketch/annotate_validity.h"
@@ -20,7 +21,7 @@ absl::StatusOr<State> MutateComputeLocation(const State& state, const DeviceProf
         HasFreeComputeLocation(replay, s.stage)) {
       eligible.emplace_back(i, replay);
     }
-    if (absl::Status st = replay.Apply(s); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(replay.Apply(s));
   }
   if (eligible.empty()) return absl::FailedPreconditionError("no compute_at step to mutate");
   const auto& [index, before] = eligible[rng.Below(eligible.size())];

@@ -1,4 +1,5 @@
 // MutateParallel (CPU): change the granularity of a fused parallel loop.
+#include "common/base/status_macros.h"
 #include "common/sketch/annotate_validity.h"
 #include "common/sketch/mutate_rules.h"
 #include "common/sketch/sketch_state_queries.h"
@@ -31,14 +32,13 @@ absl::StatusOr<State> MutateParallel(const State& state, const DeviceProfile& de
   const int old_count = static_cast<int>(steps[index - 1].ints.size());
 
   std::vector<Step> mutated(steps.begin(), steps.begin() + (index - 1));
-  auto prefix = State::Replay(state.original_dag(), mutated);
-  if (!prefix.ok()) return prefix.status();
-  const Stage& s = prefix->stage(stage);
+  PRUNER_ASSIGN_OR_RETURN(auto prefix, State::Replay(state.original_dag(), mutated));
+  const Stage& s = prefix.stage(stage);
   int max_fusable = 0;
   while (max_fusable < static_cast<int>(s.iters.size()) &&
          s.iter_kind(max_fusable) == IterKind::kSpatial &&
          s.iters[max_fusable].annotation == IterAnnotation::kNone &&
-         !HasAttachedStages(*prefix, stage, max_fusable)) {
+         !HasAttachedStages(prefix, stage, max_fusable)) {
     ++max_fusable;
   }
   if (max_fusable == 0) return absl::FailedPreconditionError("nothing can be fused");

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/sketch/annotate_tile_size.h"
 #include "common/sketch/annotate_validity.h"
 #include "common/sketch/mutate_rules.h"
@@ -45,7 +46,7 @@ absl::StatusOr<State> MutateTileSize(const State& state, const DeviceProfile& de
       bounds[i] = InnermostBound(steps, i, replay.stage(s.stage).op->dtype, device, options);
       if (*s.lengths.back() <= bounds[i]) eligible.push_back(i);
     }
-    if (absl::Status st = replay.Apply(s); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(replay.Apply(s));
   }
   if (eligible.empty()) return absl::FailedPreconditionError("no split to mutate");
   const size_t index = rng.Choice(eligible);

@@ -1,6 +1,7 @@
 // SkipStage, AlwaysInline and the CPU/GPU rule lists.
 #include <memory>
 
+#include "common/base/status_macros.h"
 #include "common/sketch/sketch_rules.h"
 #include "common/sketch/sketch_state_queries.h"
 
@@ -54,7 +55,7 @@ class AlwaysInlineRule : public SketchRule {
   absl::StatusOr<std::vector<SketchCandidate>> Apply(const SketchContext&,
                                                      const SketchCandidate& in) const override {
     SketchCandidate out = in;
-    if (absl::Status st = out.state.Apply(ComputeInlineStep(in.stage)); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(out.state.Apply(ComputeInlineStep(in.stage)));
     out.stage = in.stage - 1;
     return std::vector<SketchCandidate>{std::move(out)};
   }

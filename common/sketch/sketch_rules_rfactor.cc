@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/sketch/sketch_rules.h"
 #include "common/sketch/sketch_state_queries.h"
 #include "common/sketch/sketch_tiling.h"
@@ -32,7 +33,7 @@ absl::StatusOr<int> FuseAndSplitReduction(SketchCandidate* c) {
   if (num_loops - num_spatial > 1) {
     std::vector<int> reduce_loops;
     for (int i = num_spatial; i < num_loops; ++i) reduce_loops.push_back(i);
-    if (absl::Status st = c->state.Apply(FuseStep(c->stage, reduce_loops)); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(c->state.Apply(FuseStep(c->stage, reduce_loops)));
   }
   const int64_t extent = c->state.stage(c->stage).iter_extent(num_spatial);
   if (absl::Status st = c->state.Apply(SplitStep(c->stage, num_spatial, extent, {int64_t{1}}));
@@ -118,30 +119,26 @@ class CpuRfactorRule : public SketchRule {
                                                      const SketchCandidate& in) const override {
     const bool layout_driven = ContiguousOnlyAlongReduction(in.state.stage(in.stage));
     SketchCandidate base = in;
-    auto num_spatial = FuseAndSplitReduction(&base);
-    if (!num_spatial.ok()) return num_spatial.status();
-    const int n = *num_spatial;
+    PRUNER_ASSIGN_OR_RETURN(auto num_spatial, FuseAndSplitReduction(&base));
+    const int n = num_spatial;
     std::vector<SketchCandidate> out;
     for (int part = 0; part < 2; ++part) {
       SketchCandidate c = base;
       // The factored loop becomes the last spatial axis of the ".rf" stage,
       // which takes index in.stage; the original moves to in.stage + 1.
-      if (absl::Status st = c.state.Apply(RfactorStep(in.stage, n + part, n)); !st.ok()) {
-        return st;
-      }
+      PRUNER_RETURN_IF_ERROR(c.state.Apply(RfactorStep(in.stage, n + part, n)));
       if (part == 1) {
         // rf loops: spatial..., factored, remaining reduce -> factored last.
         std::vector<int> order;
         for (int i = 0; i < n; ++i) order.push_back(i);
         order.push_back(n + 1);
         order.push_back(n);
-        if (absl::Status st = c.state.Apply(ReorderStep(in.stage, order)); !st.ok()) return st;
+        PRUNER_RETURN_IF_ERROR(c.state.Apply(ReorderStep(in.stage, order)));
       }
       c.record.trace.back() = absl::StrCat(name(), part == 0 ? "(outer)@" : "(inner)@", in.stage);
       if (layout_driven && part == 1 && ctx.analysis.NeedsMultiLevelTiling(in.stage)) {
-        auto fused = TileWithinFinalSum(ctx, c, n);
-        if (!fused.ok()) return fused.status();
-        for (SketchCandidate& f : *fused) out.push_back(std::move(f));
+        PRUNER_ASSIGN_OR_RETURN(auto fused, TileWithinFinalSum(ctx, c, n));
+        for (SketchCandidate& f : fused) out.push_back(std::move(f));
         continue;
       }
       // The ".rf" stage itself is left to annotation (Ansor does the same),
@@ -167,10 +164,10 @@ class CpuRfactorRule : public SketchRule {
   static absl::StatusOr<std::vector<SketchCandidate>> TileWithinFinalSum(
       const SketchContext& ctx, const SketchCandidate& in, int num_spatial) {
     SketchCandidate base = in;
-    auto splits = ApplyMultiLevelTiling(&base.state, in.stage, ctx.structure());
-    if (!splits.ok()) return splits.status();
-    base.record.tiled[base.state.stage(in.stage).op->id] = *splits;
-    const std::vector<int> followed(splits->begin(), splits->begin() + num_spatial);
+    PRUNER_ASSIGN_OR_RETURN(auto splits,
+                            ApplyMultiLevelTiling(&base.state, in.stage, ctx.structure()));
+    base.record.tiled[base.state.stage(in.stage).op->id] = splits;
+    const std::vector<int> followed(splits.begin(), splits.begin() + num_spatial);
     return FuseIntoConsumerAtLevels(ctx, base, in.stage, in.stage + 1, followed, [&](int level) {
       return absl::StrCat("AddRfactor(inner, fused level ", level, ")@", in.stage);
     });
@@ -205,9 +202,8 @@ class GpuRfactorRule : public SketchRule {
   absl::StatusOr<std::vector<SketchCandidate>> Apply(const SketchContext&,
                                                      const SketchCandidate& in) const override {
     SketchCandidate c = in;
-    auto num_spatial = FuseAndSplitReduction(&c);
-    if (!num_spatial.ok()) return num_spatial.status();
-    if (absl::Status st = c.state.Apply(RfactorStep(in.stage, *num_spatial + 1, *num_spatial));
+    PRUNER_ASSIGN_OR_RETURN(auto num_spatial, FuseAndSplitReduction(&c));
+    if (absl::Status st = c.state.Apply(RfactorStep(in.stage, num_spatial + 1, num_spatial));
         !st.ok()) {
       return st;
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/sketch/sketch_rules.h"
 #include "common/sketch/sketch_state_queries.h"
 #include "common/sketch/sketch_tiling.h"
@@ -88,7 +89,7 @@ class AddCacheWriteRule : public SketchRule {
   absl::StatusOr<std::vector<SketchCandidate>> Apply(const SketchContext&,
                                                      const SketchCandidate& in) const override {
     SketchCandidate out = in;
-    if (absl::Status st = out.state.Apply(CacheWriteStep(in.stage, "local")); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(out.state.Apply(CacheWriteStep(in.stage, "local")));
     // The cache now sits at in.stage and the original at in.stage + 1.
     out.record.cache_writes.insert(TensorOf(out.state, in.stage));
     out.stage = in.stage;
@@ -122,9 +123,8 @@ class MultiLevelTilingWithFusionRule : public SketchRule {
     }
     std::vector<SketchCandidate> out;
     for (int axis : innermost) {
-      auto tiled = TileAndFuse(ctx, in, axis);
-      if (!tiled.ok()) return tiled.status();
-      for (SketchCandidate& c : *tiled) out.push_back(std::move(c));
+      PRUNER_ASSIGN_OR_RETURN(auto tiled, TileAndFuse(ctx, in, axis));
+      for (SketchCandidate& c : tiled) out.push_back(std::move(c));
     }
     return out;
   }
@@ -135,15 +135,15 @@ class MultiLevelTilingWithFusionRule : public SketchRule {
                                                            int innermost_axis) const {
     const int consumer = FusibleConsumer(ctx, in);
     SketchCandidate base = in;
-    auto splits = ApplyMultiLevelTiling(&base.state, in.stage, ctx.structure(), innermost_axis);
-    if (!splits.ok()) return splits.status();
-    base.record.tiled[TensorOf(base.state, in.stage)] = *splits;
+    PRUNER_ASSIGN_OR_RETURN(auto splits,
+                            ApplyMultiLevelTiling(&base.state, in.stage, ctx.structure(), innermost_axis));
+    base.record.tiled[TensorOf(base.state, in.stage)] = splits;
     const std::string axis_note =
         innermost_axis < 0
             ? ""
             : absl::StrCat(", ", in.state.stage(in.stage).op->axes[innermost_axis].name,
                            " innermost");
-    return FuseIntoConsumerAtLevels(ctx, base, in.stage, consumer, *splits, [&](int level) {
+    return FuseIntoConsumerAtLevels(ctx, base, in.stage, consumer, splits, [&](int level) {
       return absl::StrCat(name(), "(level ", level, axis_note, ")@", in.stage);
     });
   }
@@ -165,9 +165,9 @@ class MultiLevelTilingRule : public SketchRule {
   absl::StatusOr<std::vector<SketchCandidate>> Apply(const SketchContext& ctx,
                                                      const SketchCandidate& in) const override {
     SketchCandidate out = in;
-    auto splits = ApplyMultiLevelTiling(&out.state, in.stage, ctx.structure());
-    if (!splits.ok()) return splits.status();
-    out.record.tiled[TensorOf(out.state, in.stage)] = *splits;
+    PRUNER_ASSIGN_OR_RETURN(auto splits,
+                            ApplyMultiLevelTiling(&out.state, in.stage, ctx.structure()));
+    out.record.tiled[TensorOf(out.state, in.stage)] = splits;
     out.stage = in.stage - 1;
     return std::vector<SketchCandidate>{std::move(out)};
   }
@@ -188,9 +188,9 @@ absl::StatusOr<std::vector<SketchCandidate>> FuseIntoConsumerAtLevels(
       continue;
     }
     SketchCandidate c = tiled;
-    auto attach_iter = ApplyFollowTiling(&c.state, consumer, followed_splits, level);
-    if (!attach_iter.ok()) return attach_iter.status();
-    if (absl::Status st = c.state.Apply(ComputeAtStep(producer, consumer, *attach_iter));
+    PRUNER_ASSIGN_OR_RETURN(auto attach_iter,
+                            ApplyFollowTiling(&c.state, consumer, followed_splits, level));
+    if (absl::Status st = c.state.Apply(ComputeAtStep(producer, consumer, attach_iter));
         !st.ok()) {
       return st;
     }

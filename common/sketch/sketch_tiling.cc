@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner {
 namespace {
@@ -48,7 +49,7 @@ absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(State* state, int stage,
     }
     const Step split = SplitStep(stage, s.IterIndexOfNode(node), s.nodes[node].extent,
                                  std::vector<std::optional<int64_t>>(parts - 1));
-    if (absl::Status st = state->Apply(split); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(state->Apply(split));
     if (kind == IterKind::kSpatial) {
       spatial_split_steps.push_back(static_cast<int>(state->steps().size()) - 1);
     }
@@ -67,7 +68,7 @@ absl::StatusOr<std::vector<int>> ApplyMultiLevelTiling(State* state, int stage,
     const auto& level = c == 'S' ? space_levels[next_space++] : reduce_levels[next_reduce++];
     order.insert(order.end(), level.begin(), level.end());
   }
-  if (absl::Status st = ReorderByNodes(state, stage, order); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(ReorderByNodes(state, stage, order));
   return spatial_split_steps;
 }
 
@@ -104,7 +105,7 @@ absl::StatusOr<int> ApplyFollowTiling(State* state, int consumer,
   }
   std::vector<int> order;
   for (const auto& l : levels) order.insert(order.end(), l.begin(), l.end());
-  if (absl::Status st = ReorderByNodes(state, consumer, order); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(ReorderByNodes(state, consumer, order));
   return level * static_cast<int>(num_follow) - 1;
 }
 

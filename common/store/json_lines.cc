@@ -21,8 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "common/device/device_profile_json.h"
-#include "common/ir/absl_compat.h"
 #include "common/measure/measure_types.h"
 #include "common/store/records_store.h"
 #include "common/store/records_store_impl.h"
@@ -65,22 +66,19 @@ absl::Status FetchReferences(const SqliteDb& db, const std::vector<StoredRecord>
                              std::map<std::string, json>* devices) {
   for (const StoredRecord& r : records) {
     if (!workloads->count(r.workload_key)) {
-      absl::StatusOr<Statement> get =
-          db.Prepare("SELECT canonical_text, display_text, description FROM workloads "
-                     "WHERE key = ?1");
-      if (!get.ok()) return get.status();
-      absl::StatusOr<bool> row = get->BindText(1, r.workload_key).Step();
-      if (!row.ok()) return row.status();
-      if (!*row) return absl::DataLossError(absl::StrCat("record ", r.id, ": workload missing"));
-      (*workloads)[r.workload_key] = {get->Text(0), get->Text(1), get->Text(2)};
+      PRUNER_ASSIGN_OR_RETURN(Statement get,
+                              db.Prepare("SELECT canonical_text, display_text, description FROM workloads "
+                     "WHERE key = ?1"));
+      PRUNER_ASSIGN_OR_RETURN(bool row, get.BindText(1, r.workload_key).Step());
+      if (!row) return absl::DataLossError(absl::StrCat("record ", r.id, ": workload missing"));
+      (*workloads)[r.workload_key] = {get.Text(0), get.Text(1), get.Text(2)};
     }
     if (!devices->count(r.device_key)) {
-      absl::StatusOr<Statement> get = db.Prepare("SELECT profile_json FROM devices WHERE key = ?1");
-      if (!get.ok()) return get.status();
-      absl::StatusOr<bool> row = get->BindText(1, r.device_key).Step();
-      if (!row.ok()) return row.status();
-      if (!*row) return absl::DataLossError(absl::StrCat("record ", r.id, ": device missing"));
-      json profile = json::parse(get->Text(0), nullptr, /*allow_exceptions=*/false);
+      PRUNER_ASSIGN_OR_RETURN(Statement get,
+                              db.Prepare("SELECT profile_json FROM devices WHERE key = ?1"));
+      PRUNER_ASSIGN_OR_RETURN(bool row, get.BindText(1, r.device_key).Step());
+      if (!row) return absl::DataLossError(absl::StrCat("record ", r.id, ": device missing"));
+      json profile = json::parse(get.Text(0), nullptr, /*allow_exceptions=*/false);
       if (profile.is_discarded()) {
         return absl::DataLossError(
             absl::StrCat("device '", r.device_key, "': stored profile is not JSON"));
@@ -132,37 +130,25 @@ class LineFields {
     return &*it;
   }
   absl::StatusOr<std::string> String(const char* key) const {
-    absl::StatusOr<const json*> v = Field(key);
-    if (!v.ok()) return v.status();
-    if (!(*v)->is_string()) return Error(absl::StrCat("'", key, "' must be a string"));
-    return (*v)->get<std::string>();
+    PRUNER_ASSIGN_OR_RETURN(const json* v, Field(key));
+    if (!v->is_string()) return Error(absl::StrCat("'", key, "' must be a string"));
+    return v->get<std::string>();
   }
   absl::StatusOr<int64_t> Int(const char* key) const {
-    absl::StatusOr<const json*> v = Field(key);
-    if (!v.ok()) return v.status();
-    if (!(*v)->is_number_integer()) return Error(absl::StrCat("'", key, "' must be an integer"));
-    return (*v)->get<int64_t>();
+    PRUNER_ASSIGN_OR_RETURN(const json* v, Field(key));
+    if (!v->is_number_integer()) return Error(absl::StrCat("'", key, "' must be an integer"));
+    return v->get<int64_t>();
   }
   absl::StatusOr<double> Double(const char* key) const {
-    absl::StatusOr<const json*> v = Field(key);
-    if (!v.ok()) return v.status();
-    if (!(*v)->is_number()) return Error(absl::StrCat("'", key, "' must be a number"));
-    return (*v)->get<double>();
+    PRUNER_ASSIGN_OR_RETURN(const json* v, Field(key));
+    if (!v->is_number()) return Error(absl::StrCat("'", key, "' must be a number"));
+    return v->get<double>();
   }
 
  private:
   const json& obj_;
   std::string where_;
 };
-
-// Assigns a StatusOr's value to `out` or returns its error from the
-// enclosing function.
-#define PRUNER_STORE_ASSIGN(out, expr)            \
-  do {                                            \
-    auto pruner_store_value = (expr);             \
-    if (!pruner_store_value.ok()) return pruner_store_value.status(); \
-    out = *std::move(pruner_store_value);         \
-  } while (0)
 
 struct ImportedWorkload {
   std::string key;
@@ -193,8 +179,8 @@ absl::Status ParseLine(const std::string& line, const std::string& where, Import
 
   std::string format;
   int64_t version = 0;
-  PRUNER_STORE_ASSIGN(format, f.String("format"));
-  PRUNER_STORE_ASSIGN(version, f.Int("version"));
+  PRUNER_ASSIGN_OR_RETURN(format, f.String("format"));
+  PRUNER_ASSIGN_OR_RETURN(version, f.Int("version"));
   if (format != kFormat) {
     return f.Error(absl::StrCat("format is '", format, "', not '", kFormat, "'"));
   }
@@ -206,10 +192,10 @@ absl::Status ParseLine(const std::string& line, const std::string& where, Import
   // The workload: its key must be what its text hashes to, or the records
   // would be filed under a DAG they were not measured on.
   ImportedWorkload workload;
-  PRUNER_STORE_ASSIGN(workload.key, f.String("workload_key"));
-  PRUNER_STORE_ASSIGN(workload.text, f.String("workload_text"));
-  PRUNER_STORE_ASSIGN(workload.display_text, f.String("workload_display_text"));
-  PRUNER_STORE_ASSIGN(workload.description, f.String("workload_description"));
+  PRUNER_ASSIGN_OR_RETURN(workload.key, f.String("workload_key"));
+  PRUNER_ASSIGN_OR_RETURN(workload.text, f.String("workload_text"));
+  PRUNER_ASSIGN_OR_RETURN(workload.display_text, f.String("workload_display_text"));
+  PRUNER_ASSIGN_OR_RETURN(workload.description, f.String("workload_description"));
   auto known = batch->key_of_text.find(workload.text);
   if (known == batch->key_of_text.end()) {
     absl::StatusOr<ComputeDag> dag = ComputeDag::ParseCanonical(workload.text);
@@ -243,14 +229,14 @@ absl::Status ParseLine(const std::string& line, const std::string& where, Import
   StoredRecord r;
   r.workload_key = workload.key;
   r.device_key = device->name;
-  PRUNER_STORE_ASSIGN(r.steps, f.String("steps"));
+  PRUNER_ASSIGN_OR_RETURN(r.steps, f.String("steps"));
   std::string error;
-  PRUNER_STORE_ASSIGN(error, f.String("error"));
+  PRUNER_ASSIGN_OR_RETURN(error, f.String("error"));
   std::optional<MeasureError> parsed_error = ParseMeasureErrorName(error);
   if (!parsed_error.has_value()) return f.Error(absl::StrCat("unknown error class '", error, "'"));
   r.result.error = *parsed_error;
-  PRUNER_STORE_ASSIGN(r.result.phase, f.String("phase"));
-  PRUNER_STORE_ASSIGN(r.result.message, f.String("message"));
+  PRUNER_ASSIGN_OR_RETURN(r.result.phase, f.String("phase"));
+  PRUNER_ASSIGN_OR_RETURN(r.result.message, f.String("message"));
   absl::StatusOr<const json*> costs = f.Field("repeat_costs_s");
   if (!costs.ok()) return costs.status();
   if (!(*costs)->is_array()) return f.Error("'repeat_costs_s' must be an array of numbers");
@@ -258,18 +244,17 @@ absl::Status ParseLine(const std::string& line, const std::string& where, Import
     if (!c.is_number()) return f.Error("'repeat_costs_s' must be an array of numbers");
     r.result.repeat_costs_s.push_back(c.get<double>());
   }
-  PRUNER_STORE_ASSIGN(r.result.mean_s, f.Double("mean_s"));
-  PRUNER_STORE_ASSIGN(r.result.build_s, f.Double("build_s"));
-  PRUNER_STORE_ASSIGN(r.result.run_s, f.Double("run_s"));
-  PRUNER_STORE_ASSIGN(r.result.binary_bytes, f.Int("binary_bytes"));
-  PRUNER_STORE_ASSIGN(r.measured_by, f.String("measured_by"));
-  PRUNER_STORE_ASSIGN(r.measured_at_unix_ms, f.Int("measured_at_unix_ms"));
-  if (absl::Status st = store_internal::ValidateRecord(r, where); !st.ok()) return st;
+  PRUNER_ASSIGN_OR_RETURN(r.result.mean_s, f.Double("mean_s"));
+  PRUNER_ASSIGN_OR_RETURN(r.result.build_s, f.Double("build_s"));
+  PRUNER_ASSIGN_OR_RETURN(r.result.run_s, f.Double("run_s"));
+  PRUNER_ASSIGN_OR_RETURN(r.result.binary_bytes, f.Int("binary_bytes"));
+  PRUNER_ASSIGN_OR_RETURN(r.measured_by, f.String("measured_by"));
+  PRUNER_ASSIGN_OR_RETURN(r.measured_at_unix_ms, f.Int("measured_at_unix_ms"));
+  PRUNER_RETURN_IF_ERROR(store_internal::ValidateRecord(r, where));
   batch->records.push_back(std::move(r));
   return absl::OkStatus();
 }
 
-#undef PRUNER_STORE_ASSIGN
 
 bool IsBlank(const std::string& line) {
   return line.find_first_not_of(" \t\r\n") == std::string::npos;
@@ -297,18 +282,15 @@ absl::Status RecordsStore::ExportJsonLines(const std::string& path,
     std::vector<StoredRecord> page;
     {
       std::lock_guard<std::mutex> lock(impl_->mu);
-      absl::StatusOr<Statement> list = impl_->db->Prepare(absl::StrCat(
+      PRUNER_ASSIGN_OR_RETURN(Statement list,
+                              impl_->db->Prepare(absl::StrCat(
           "SELECT ", store_internal::kRecordColumns, " FROM records WHERE id > ?1",
-          workload_key.empty() ? "" : " AND workload_key = ?2", " ORDER BY id LIMIT ?3"));
-      if (!list.ok()) return list.status();
-      list->BindInt(1, last_id).BindInt(3, kExportPage);
-      if (!workload_key.empty()) list->BindText(2, workload_key);
-      absl::StatusOr<std::vector<StoredRecord>> records = store_internal::ReadRecords(*list);
-      if (!records.ok()) return records.status();
-      page = *std::move(records);
-      if (absl::Status st = FetchReferences(*impl_->db, page, &workloads, &devices); !st.ok()) {
-        return st;
-      }
+          workload_key.empty() ? "" : " AND workload_key = ?2", " ORDER BY id LIMIT ?3")));
+      list.BindInt(1, last_id).BindInt(3, kExportPage);
+      if (!workload_key.empty()) list.BindText(2, workload_key);
+      PRUNER_ASSIGN_OR_RETURN(std::vector<StoredRecord> records, store_internal::ReadRecords(list));
+      page = std::move(records);
+      PRUNER_RETURN_IF_ERROR(FetchReferences(*impl_->db, page, &workloads, &devices));
     }
     if (page.empty()) break;
     for (const StoredRecord& r : page) {
@@ -346,8 +328,7 @@ absl::StatusOr<int64_t> RecordsStore::ImportJsonLines(const std::string& path) {
 
   std::lock_guard<std::mutex> lock(impl_->mu);
   SqliteDb& db = *impl_->db;
-  absl::StatusOr<Transaction> txn = Transaction::Begin(&db, /*immediate=*/true);
-  if (!txn.ok()) return txn.status();
+  PRUNER_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(&db, /*immediate=*/true));
   for (const auto& [key, w] : batch.workloads) {
     if (absl::Status st =
             store_internal::InsertWorkload(db, key, w.text, w.display_text, w.flops, w.description);
@@ -356,29 +337,26 @@ absl::StatusOr<int64_t> RecordsStore::ImportJsonLines(const std::string& path) {
     }
   }
   for (const auto& [name, profile] : batch.devices) {
-    if (absl::Status st = store_internal::InsertDevice(db, profile, /*replace=*/false); !st.ok()) {
-      return st;
-    }
+    PRUNER_RETURN_IF_ERROR(store_internal::InsertDevice(db, profile, /*replace=*/false));
   }
-  absl::StatusOr<Statement> exists = db.Prepare(
+  PRUNER_ASSIGN_OR_RETURN(Statement exists,
+                          db.Prepare(
       "SELECT 1 FROM records WHERE workload_key = ?1 AND device_key = ?2 "
-      "AND measured_at_unix_ms = ?3 AND steps = ?4 LIMIT 1");
-  if (!exists.ok()) return exists.status();
+      "AND measured_at_unix_ms = ?3 AND steps = ?4 LIMIT 1"));
   int64_t added = 0;
   for (const StoredRecord& r : batch.records) {
-    exists->Reset();
-    absl::StatusOr<bool> duplicate = exists->BindText(1, r.workload_key)
+    exists.Reset();
+    PRUNER_ASSIGN_OR_RETURN(bool duplicate,
+                            exists.BindText(1, r.workload_key)
                                          .BindText(2, r.device_key)
                                          .BindInt(3, r.measured_at_unix_ms)
                                          .BindText(4, r.steps)
-                                         .Step();
-    if (!duplicate.ok()) return duplicate.status();
-    if (*duplicate) continue;
-    absl::StatusOr<int64_t> id = store_internal::InsertRecord(db, r);
-    if (!id.ok()) return id.status();
+                                         .Step());
+    if (duplicate) continue;
+    PRUNER_RETURN_IF_ERROR(store_internal::InsertRecord(db, r).status());
     ++added;
   }
-  if (absl::Status st = txn->Commit(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(txn.Commit());
   return added;
 }
 

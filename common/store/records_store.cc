@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/device/device_profile_json.h"
 #include "common/store/records_store_impl.h"
 #include "common/store/schema.h"
@@ -72,16 +73,15 @@ RecordsStore::RecordsStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 RecordsStore::~RecordsStore() = default;
 
 absl::StatusOr<std::unique_ptr<RecordsStore>> RecordsStore::Open(const std::string& path) {
-  if (absl::Status st = CheckPath(path); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(CheckPath(path));
   absl::StatusOr<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path, kBusyTimeoutMs);
   if (!db.ok()) return db.status();
-  if (absl::Status st = Configure(**db); !st.ok()) return st;
-  absl::StatusOr<int> version =
-      store_internal::MigrateSchema(**db, store_internal::SchemaMigrations());
-  if (!version.ok()) return version.status();
+  PRUNER_RETURN_IF_ERROR(Configure(**db));
+  PRUNER_ASSIGN_OR_RETURN(int version,
+                          store_internal::MigrateSchema(**db, store_internal::SchemaMigrations()));
   auto impl = std::make_unique<Impl>();
   impl->path = path;
-  impl->schema_version = *version;
+  impl->schema_version = version;
   impl->db = *std::move(db);
   return std::unique_ptr<RecordsStore>(new RecordsStore(std::move(impl)));
 }
@@ -105,17 +105,15 @@ absl::StatusOr<ComputeDag> RecordsStore::GetWorkload(const std::string& workload
   std::string text, display;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    absl::StatusOr<Statement> get =
-        impl_->db->Prepare("SELECT canonical_text, display_text FROM workloads WHERE key = ?1");
-    if (!get.ok()) return get.status();
-    absl::StatusOr<bool> row = get->BindText(1, workload_key).Step();
-    if (!row.ok()) return row.status();
-    if (!*row) {
+    PRUNER_ASSIGN_OR_RETURN(Statement get,
+                            impl_->db->Prepare("SELECT canonical_text, display_text FROM workloads WHERE key = ?1"));
+    PRUNER_ASSIGN_OR_RETURN(bool row, get.BindText(1, workload_key).Step());
+    if (!row) {
       return absl::NotFoundError(absl::StrCat("no workload '", workload_key,
                                               "' in records store '", impl_->path, "'"));
     }
-    text = get->Text(0);
-    display = get->Text(1);
+    text = get.Text(0);
+    display = get.Text(1);
   }
   // Parsed outside the lock: it needs no database.
   return store_internal::DagFromStoredText(workload_key, text, display);
@@ -123,14 +121,12 @@ absl::StatusOr<ComputeDag> RecordsStore::GetWorkload(const std::string& workload
 
 namespace {
 absl::StatusOr<std::vector<std::string>> ListKeys(const SqliteDb& db, const std::string& sql) {
-  absl::StatusOr<Statement> list = db.Prepare(sql);
-  if (!list.ok()) return list.status();
+  PRUNER_ASSIGN_OR_RETURN(Statement list, db.Prepare(sql));
   std::vector<std::string> keys;
   while (true) {
-    absl::StatusOr<bool> row = list->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return keys;
-    keys.push_back(list->Text(0));
+    PRUNER_ASSIGN_OR_RETURN(bool row, list.Step());
+    if (!row) return keys;
+    keys.push_back(list.Text(0));
   }
 }
 }  // namespace
@@ -151,16 +147,14 @@ absl::StatusOr<DeviceProfile> RecordsStore::GetDevice(const std::string& device_
   std::string json;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    absl::StatusOr<Statement> get =
-        impl_->db->Prepare("SELECT profile_json FROM devices WHERE key = ?1");
-    if (!get.ok()) return get.status();
-    absl::StatusOr<bool> row = get->BindText(1, device_key).Step();
-    if (!row.ok()) return row.status();
-    if (!*row) {
+    PRUNER_ASSIGN_OR_RETURN(Statement get,
+                            impl_->db->Prepare("SELECT profile_json FROM devices WHERE key = ?1"));
+    PRUNER_ASSIGN_OR_RETURN(bool row, get.BindText(1, device_key).Step());
+    if (!row) {
       return absl::NotFoundError(absl::StrCat("no device '", device_key, "' in records store '",
                                               impl_->path, "'"));
     }
-    json = get->Text(0);
+    json = get.Text(0);
   }
   absl::StatusOr<DeviceProfile> profile = DeviceProfileFromJsonString(json);
   if (!profile.ok()) {

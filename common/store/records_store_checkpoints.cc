@@ -3,9 +3,10 @@
 // checkpoints stay available for inspection; "latest" is the highest id,
 // which, unlike a timestamp, cannot be confused by clock skew between hosts.
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/store/records_store.h"
 #include "common/store/records_store_impl.h"
-#include "common/store/store_clock.h"
+#include "common/base/clock.h"
 #include "common/store/store_rows.h"
 
 namespace pruner {
@@ -28,33 +29,32 @@ absl::Status RecordsStore::PutCheckpoint(const std::string& model_name,
       !st.ok()) {
     return st;
   }
-  absl::StatusOr<Statement> put = db.Prepare(
+  PRUNER_ASSIGN_OR_RETURN(Statement put,
+                          db.Prepare(
       "INSERT INTO checkpoints(model_name, device_key, blob, num_training_records, "
-      "created_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5)");
-  if (!put.ok()) return put.status();
-  return put->BindText(1, model_name)
+      "created_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5)"));
+  return put.BindText(1, model_name)
       .BindText(2, device_key)
       .BindBlob(3, blob)
       .BindInt(4, num_training_records)
-      .BindInt(5, store_internal::NowUnixMs())
+      .BindInt(5, NowUnixMs())
       .Run();
 }
 
 absl::StatusOr<std::string> RecordsStore::LatestCheckpoint(const std::string& model_name,
                                                            const std::string& device_key) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  absl::StatusOr<Statement> get = impl_->db->Prepare(
+  PRUNER_ASSIGN_OR_RETURN(Statement get,
+                          impl_->db->Prepare(
       "SELECT blob FROM checkpoints WHERE model_name = ?1 AND device_key = ?2 "
-      "ORDER BY id DESC LIMIT 1");
-  if (!get.ok()) return get.status();
-  absl::StatusOr<bool> row = get->BindText(1, model_name).BindText(2, device_key).Step();
-  if (!row.ok()) return row.status();
-  if (!*row) {
+      "ORDER BY id DESC LIMIT 1"));
+  PRUNER_ASSIGN_OR_RETURN(bool row, get.BindText(1, model_name).BindText(2, device_key).Step());
+  if (!row) {
     return absl::NotFoundError(absl::StrCat("no checkpoint of model '", model_name,
                                             "' for device '", device_key, "' in records store '",
                                             impl_->path, "'"));
   }
-  return get->Blob(0);
+  return get.Blob(0);
 }
 
 }  // namespace pruner

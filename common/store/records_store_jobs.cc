@@ -3,10 +3,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/store/json_values.h"
 #include "common/store/records_store.h"
 #include "common/store/records_store_impl.h"
-#include "common/store/store_clock.h"
+#include "common/base/clock.h"
 #include "common/store/store_rows.h"
 
 namespace pruner {
@@ -41,9 +42,7 @@ absl::Status ValidateJob(const StoredJob& job) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": index is ", task.index, "; tasks[i].index must be i"));
     }
-    if (absl::Status st = store_internal::CheckFinite(task.weight, where, "weight"); !st.ok()) {
-      return st;
-    }
+    PRUNER_RETURN_IF_ERROR(store_internal::CheckFinite(task.weight, where, "weight"));
     if (task.weight < 0) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": weight ", task.weight, " < 0"));
     }
@@ -60,9 +59,8 @@ absl::StatusOr<std::vector<StoredJob>> ReadJobs(const SqliteDb& db, Statement& s
   std::vector<StoredJob> jobs;
   std::map<int64_t, size_t> position;  // job id -> index in jobs
   while (true) {
-    absl::StatusOr<bool> row = stmt.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+    PRUNER_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
     StoredJob job;
     job.id = stmt.Int(0);
     job.name = stmt.Text(1);
@@ -86,22 +84,21 @@ absl::StatusOr<std::vector<StoredJob>> ReadJobs(const SqliteDb& db, Statement& s
   if (jobs.empty()) return jobs;
   // One query for the tasks of every job read (ids are contiguous enough
   // that a range beats one query per job).
-  absl::StatusOr<Statement> tasks = db.Prepare(
+  PRUNER_ASSIGN_OR_RETURN(Statement tasks,
+                          db.Prepare(
       "SELECT job_id, task_index, name, workload_key, weight FROM job_tasks "
-      "WHERE job_id BETWEEN ?1 AND ?2 ORDER BY job_id, task_index");
-  if (!tasks.ok()) return tasks.status();
-  tasks->BindInt(1, position.begin()->first).BindInt(2, position.rbegin()->first);
+      "WHERE job_id BETWEEN ?1 AND ?2 ORDER BY job_id, task_index"));
+  tasks.BindInt(1, position.begin()->first).BindInt(2, position.rbegin()->first);
   while (true) {
-    absl::StatusOr<bool> row = tasks->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    auto it = position.find(tasks->Int(0));
+    PRUNER_ASSIGN_OR_RETURN(bool row, tasks.Step());
+    if (!row) break;
+    auto it = position.find(tasks.Int(0));
     if (it == position.end()) continue;
     StoredTask task;
-    task.index = static_cast<int>(tasks->Int(1));
-    task.name = tasks->Text(2);
-    task.workload_key = tasks->Text(3);
-    task.weight = tasks->Double(4);
+    task.index = static_cast<int>(tasks.Int(1));
+    task.name = tasks.Text(2);
+    task.workload_key = tasks.Text(3);
+    task.weight = tasks.Double(4);
     jobs[it->second].tasks.push_back(std::move(task));
   }
   return jobs;
@@ -129,16 +126,13 @@ std::optional<JobStatus> ParseJobStatus(std::string_view name) {
 }
 
 absl::StatusOr<int64_t> RecordsStore::CreateJob(const StoredJob& job) {
-  if (absl::Status st = ValidateJob(job); !st.ok()) return st;
-  const int64_t now = store_internal::NowUnixMs();
+  PRUNER_RETURN_IF_ERROR(ValidateJob(job));
+  const int64_t now = NowUnixMs();
   std::lock_guard<std::mutex> lock(impl_->mu);
   SqliteDb& db = *impl_->db;
-  absl::StatusOr<Transaction> txn = Transaction::Begin(&db, /*immediate=*/true);
-  if (!txn.ok()) return txn.status();
+  PRUNER_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(&db, /*immediate=*/true));
   const std::string where = absl::StrCat("job '", job.name, "'");
-  if (absl::Status st = store_internal::CheckDeviceExists(db, job.device_key, where); !st.ok()) {
-    return st;
-  }
+  PRUNER_RETURN_IF_ERROR(store_internal::CheckDeviceExists(db, job.device_key, where));
   for (const StoredTask& task : job.tasks) {
     if (absl::Status st = store_internal::CheckWorkloadExists(
             db, task.workload_key, absl::StrCat(where, " task ", task.index));
@@ -146,12 +140,12 @@ absl::StatusOr<int64_t> RecordsStore::CreateJob(const StoredJob& job) {
       return st;
     }
   }
-  absl::StatusOr<Statement> put = db.Prepare(
+  PRUNER_ASSIGN_OR_RETURN(Statement put,
+                          db.Prepare(
       "INSERT INTO jobs(name, device_key, strategy, scheduler, trial_budget, measures_per_round, "
       "options_json, status, created_unix_ms, updated_unix_ms) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-  if (!put.ok()) return put.status();
-  absl::Status st = put->BindText(1, job.name)
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
+  absl::Status st = put.BindText(1, job.name)
                         .BindText(2, job.device_key)
                         .BindText(3, job.strategy)
                         .BindText(4, job.scheduler)
@@ -164,13 +158,13 @@ absl::StatusOr<int64_t> RecordsStore::CreateJob(const StoredJob& job) {
                         .Run();
   if (!st.ok()) return st;
   const int64_t id = db.LastInsertRowId();
-  absl::StatusOr<Statement> put_task = db.Prepare(
+  PRUNER_ASSIGN_OR_RETURN(Statement put_task,
+                          db.Prepare(
       "INSERT INTO job_tasks(job_id, task_index, name, workload_key, weight) "
-      "VALUES (?1, ?2, ?3, ?4, ?5)");
-  if (!put_task.ok()) return put_task.status();
+      "VALUES (?1, ?2, ?3, ?4, ?5)"));
   for (const StoredTask& task : job.tasks) {
-    put_task->Reset();
-    st = put_task->BindInt(1, id)
+    put_task.Reset();
+    st = put_task.BindInt(1, id)
              .BindInt(2, task.index)
              .BindText(3, task.name)
              .BindText(4, task.workload_key)
@@ -178,44 +172,40 @@ absl::StatusOr<int64_t> RecordsStore::CreateJob(const StoredJob& job) {
              .Run();
     if (!st.ok()) return st;
   }
-  if (st = txn->Commit(); !st.ok()) return st;
+  if (st = txn.Commit(); !st.ok()) return st;
   return id;
 }
 
 absl::StatusOr<StoredJob> RecordsStore::GetJob(int64_t job_id) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   const SqliteDb& db = *impl_->db;
-  absl::StatusOr<Statement> get =
-      db.Prepare(absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE id = ?1"));
-  if (!get.ok()) return get.status();
-  get->BindInt(1, job_id);
-  absl::StatusOr<std::vector<StoredJob>> jobs = ReadJobs(db, *get);
-  if (!jobs.ok()) return jobs.status();
-  if (jobs->empty()) {
+  PRUNER_ASSIGN_OR_RETURN(Statement get,
+                          db.Prepare(absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE id = ?1")));
+  get.BindInt(1, job_id);
+  PRUNER_ASSIGN_OR_RETURN(std::vector<StoredJob> jobs, ReadJobs(db, get));
+  if (jobs.empty()) {
     return absl::NotFoundError(
         absl::StrCat("no job ", job_id, " in records store '", impl_->path, "'"));
   }
-  return std::move(jobs->front());
+  return std::move(jobs.front());
 }
 
 absl::StatusOr<std::vector<StoredJob>> RecordsStore::ListJobs() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   const SqliteDb& db = *impl_->db;
-  absl::StatusOr<Statement> list =
-      db.Prepare(absl::StrCat("SELECT ", kJobColumns, " FROM jobs ORDER BY id"));
-  if (!list.ok()) return list.status();
-  return ReadJobs(db, *list);
+  PRUNER_ASSIGN_OR_RETURN(Statement list,
+                          db.Prepare(absl::StrCat("SELECT ", kJobColumns, " FROM jobs ORDER BY id")));
+  return ReadJobs(db, list);
 }
 
 absl::Status RecordsStore::SetJobStatus(int64_t job_id, JobStatus status) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   SqliteDb& db = *impl_->db;
-  absl::StatusOr<Statement> set =
-      db.Prepare("UPDATE jobs SET status = ?2, updated_unix_ms = ?3 WHERE id = ?1");
-  if (!set.ok()) return set.status();
-  absl::Status st = set->BindInt(1, job_id)
+  PRUNER_ASSIGN_OR_RETURN(Statement set,
+                          db.Prepare("UPDATE jobs SET status = ?2, updated_unix_ms = ?3 WHERE id = ?1"));
+  absl::Status st = set.BindInt(1, job_id)
                         .BindText(2, JobStatusName(status))
-                        .BindInt(3, store_internal::NowUnixMs())
+                        .BindInt(3, NowUnixMs())
                         .Run();
   if (!st.ok()) return st;
   if (db.Changes() == 0) return store_internal::CheckJobExists(db, job_id, "SetJobStatus");
@@ -226,7 +216,7 @@ absl::Status RecordsStore::AddCurvePoint(int64_t job_id, const CurvePoint& point
   const std::string where = absl::StrCat("curve point of job ", job_id);
   for (auto [value, name] : {std::pair{point.wall_s, "wall_s"},
                              std::pair{point.estimated_latency_s, "estimated_latency_s"}}) {
-    if (absl::Status st = store_internal::CheckFinite(value, where, name); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(store_internal::CheckFinite(value, where, name));
   }
   if (absl::Status st = store_internal::CheckAllFinite(point.best_cost_s, where, "best_cost_s");
       !st.ok()) {
@@ -239,14 +229,12 @@ absl::Status RecordsStore::AddCurvePoint(int64_t job_id, const CurvePoint& point
   }
   std::lock_guard<std::mutex> lock(impl_->mu);
   SqliteDb& db = *impl_->db;
-  if (absl::Status st = store_internal::CheckJobExists(db, job_id, "AddCurvePoint"); !st.ok()) {
-    return st;
-  }
-  absl::StatusOr<Statement> put = db.Prepare(
+  PRUNER_RETURN_IF_ERROR(store_internal::CheckJobExists(db, job_id, "AddCurvePoint"));
+  PRUNER_ASSIGN_OR_RETURN(Statement put,
+                          db.Prepare(
       "INSERT INTO curve_points(job_id, trials, wall_s, estimated_latency_s, task_index, "
-      "best_cost_json, time_breakdown_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-  if (!put.ok()) return put.status();
-  return put->BindInt(1, job_id)
+      "best_cost_json, time_breakdown_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+  return put.BindInt(1, job_id)
       .BindInt(2, point.trials)
       .BindDouble(3, point.wall_s)
       .BindDouble(4, point.estimated_latency_s)
@@ -259,31 +247,28 @@ absl::Status RecordsStore::AddCurvePoint(int64_t job_id, const CurvePoint& point
 absl::StatusOr<std::vector<CurvePoint>> RecordsStore::GetCurve(int64_t job_id) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   const SqliteDb& db = *impl_->db;
-  if (absl::Status st = store_internal::CheckJobExists(db, job_id, "GetCurve"); !st.ok()) {
-    return st;
-  }
-  absl::StatusOr<Statement> get = db.Prepare(
+  PRUNER_RETURN_IF_ERROR(store_internal::CheckJobExists(db, job_id, "GetCurve"));
+  PRUNER_ASSIGN_OR_RETURN(Statement get,
+                          db.Prepare(
       "SELECT id, trials, wall_s, estimated_latency_s, task_index, best_cost_json, "
-      "time_breakdown_json FROM curve_points WHERE job_id = ?1 ORDER BY id");
-  if (!get.ok()) return get.status();
-  get->BindInt(1, job_id);
+      "time_breakdown_json FROM curve_points WHERE job_id = ?1 ORDER BY id"));
+  get.BindInt(1, job_id);
   std::vector<CurvePoint> curve;
   while (true) {
-    absl::StatusOr<bool> row = get->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return curve;
+    PRUNER_ASSIGN_OR_RETURN(bool row, get.Step());
+    if (!row) return curve;
     CurvePoint point;
-    point.trials = get->Int(1);
-    point.wall_s = get->Double(2);
-    point.estimated_latency_s = get->Double(3);
-    point.task_index = static_cast<int>(get->Int(4));
-    absl::StatusOr<std::vector<double>> best = store_internal::DoublesFromJson(get->Text(5));
+    point.trials = get.Int(1);
+    point.wall_s = get.Double(2);
+    point.estimated_latency_s = get.Double(3);
+    point.task_index = static_cast<int>(get.Int(4));
+    absl::StatusOr<std::vector<double>> best = store_internal::DoublesFromJson(get.Text(5));
     if (!best.ok()) {
-      return absl::DataLossError(absl::StrCat("curve point ", get->Int(0), " of job ", job_id,
+      return absl::DataLossError(absl::StrCat("curve point ", get.Int(0), " of job ", job_id,
                                               ": best costs: ", best.status().message()));
     }
     point.best_cost_s = *std::move(best);
-    point.time_breakdown_json = get->Text(6);
+    point.time_breakdown_json = get.Text(6);
     curve.push_back(std::move(point));
   }
 }

@@ -4,7 +4,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "common/store/store_clock.h"
+#include "common/base/clock.h"
+#include "common/base/status_macros.h"
 
 namespace pruner::store_internal {
 namespace {
@@ -144,35 +145,34 @@ const std::vector<Migration>& SchemaMigrations() {
 int LatestSchemaVersion() { return SchemaMigrations().back().version; }
 
 absl::StatusOr<int> ReadSchemaVersion(SqliteDb& db) {
-  absl::StatusOr<Statement> tables = db.Prepare(
-      "SELECT count(*), coalesce(sum(name = 'meta'), 0) FROM sqlite_master WHERE type = 'table'");
-  if (!tables.ok()) return tables.status();
-  absl::StatusOr<bool> row = tables->Step();
+  PRUNER_ASSIGN_OR_RETURN(Statement tables,
+                          db.Prepare(
+      "SELECT count(*), coalesce(sum(name = 'meta'), 0) FROM sqlite_master WHERE type = 'table'"));
+  absl::StatusOr<bool> row = tables.Step();
   if (!row.ok()) return row.status();
-  const int64_t num_tables = tables->Int(0);
-  const bool has_meta = tables->Int(1) > 0;
+  const int64_t num_tables = tables.Int(0);
+  const bool has_meta = tables.Int(1) > 0;
   if (num_tables == 0) return 0;
   if (!has_meta) {
     return absl::FailedPreconditionError(
         absl::StrCat("'", db.path(), "' is a SQLite database but not a Pruner records store ",
                      "(it has ", num_tables, " tables and no 'meta' table)"));
   }
-  absl::StatusOr<Statement> get =
-      db.Prepare("SELECT value FROM meta WHERE key = 'schema_version'");
-  if (!get.ok()) return get.status();
-  row = get->Step();
+  PRUNER_ASSIGN_OR_RETURN(Statement get,
+                          db.Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
+  row = get.Step();
   if (!row.ok()) return row.status();
   int version = 0;
-  if (!*row || !absl::SimpleAtoi(get->Text(0), &version) || version < 1) {
+  if (!*row || !absl::SimpleAtoi(get.Text(0), &version) || version < 1) {
     return absl::FailedPreconditionError(absl::StrCat(
         "records store '", db.path(), "' has no valid schema_version in its meta table (",
-        *row ? absl::StrCat("'", get->Text(0), "'") : std::string("missing"), ")"));
+        *row ? absl::StrCat("'", get.Text(0), "'") : std::string("missing"), ")"));
   }
   return version;
 }
 
 absl::StatusOr<int> MigrateSchema(SqliteDb& db, const std::vector<Migration>& migrations) {
-  if (absl::Status st = CheckNumbering(migrations); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(CheckNumbering(migrations));
   const int latest = migrations.back().version;
   // Most opens find an up-to-date file; checking without the write lock
   // first lets them proceed while another connection is writing.
@@ -181,8 +181,7 @@ absl::StatusOr<int> MigrateSchema(SqliteDb& db, const std::vector<Migration>& mi
   if (*version > latest) return TooNew(db, *version, latest);
   if (*version == latest) return latest;
 
-  absl::StatusOr<Transaction> txn = Transaction::Begin(&db, /*immediate=*/true);
-  if (!txn.ok()) return txn.status();
+  PRUNER_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(&db, /*immediate=*/true));
   // Another process may have migrated while we waited for the lock.
   version = ReadSchemaVersion(db);
   if (!version.ok()) return version.status();
@@ -193,20 +192,20 @@ absl::StatusOr<int> MigrateSchema(SqliteDb& db, const std::vector<Migration>& mi
       return absl::Status(st.code(), absl::StrCat("schema migration to version ", m.version,
                                                   " failed: ", st.message()));
     }
-    absl::StatusOr<Statement> set = db.Prepare(
+    PRUNER_ASSIGN_OR_RETURN(Statement set,
+                            db.Prepare(
         "INSERT INTO meta(key, value) VALUES ('schema_version', ?1) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
-    if (!set.ok()) return set.status();
-    if (absl::Status st = set->BindText(1, std::to_string(m.version)).Run(); !st.ok()) return st;
-    absl::StatusOr<Statement> log = db.Prepare(
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+    PRUNER_RETURN_IF_ERROR(set.BindText(1, std::to_string(m.version)).Run());
+    PRUNER_ASSIGN_OR_RETURN(Statement log,
+                            db.Prepare(
         "INSERT INTO schema_migrations(version, description, applied_unix_ms) "
-        "VALUES (?1, ?2, ?3)");
-    if (!log.ok()) return log.status();
+        "VALUES (?1, ?2, ?3)"));
     absl::Status st =
-        log->BindInt(1, m.version).BindText(2, m.description).BindInt(3, NowUnixMs()).Run();
+        log.BindInt(1, m.version).BindText(2, m.description).BindInt(3, NowUnixMs()).Run();
     if (!st.ok()) return st;
   }
-  if (absl::Status st = txn->Commit(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(txn.Commit());
   return latest;
 }
 

@@ -5,7 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 
 namespace pruner::store_internal {
 
@@ -84,9 +85,8 @@ absl::StatusOr<bool> Statement::Step() {
 
 absl::Status Statement::Run() {
   while (true) {
-    absl::StatusOr<bool> row = Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return absl::OkStatus();
+    PRUNER_ASSIGN_OR_RETURN(bool row, Step());
+    if (!row) return absl::OkStatus();
   }
 }
 

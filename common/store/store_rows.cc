@@ -4,12 +4,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/device/device_profile_json.h"
-#include "common/ir/absl_compat.h"
+#include "common/base/absl_compat.h"
 #include "common/schedule/step.h"
 #include "common/store/json_values.h"
 #include "common/measure/measure_types.h"
-#include "common/store/store_clock.h"
+#include "common/base/clock.h"
 
 namespace pruner::store_internal {
 namespace {
@@ -17,19 +18,17 @@ namespace {
 // Whether "SELECT 1 ... WHERE <column> = ?1" finds a row.
 absl::StatusOr<bool> ExistsByText(const SqliteDb& db, const std::string& sql,
                                   const std::string& key) {
-  absl::StatusOr<Statement> stmt = db.Prepare(sql);
-  if (!stmt.ok()) return stmt.status();
-  return stmt->BindText(1, key).Step();
+  PRUNER_ASSIGN_OR_RETURN(Statement stmt, db.Prepare(sql));
+  return stmt.BindText(1, key).Step();
 }
 
 // Whether "SELECT 1 ... WHERE <a> = ?1 [AND <b> = ?2]" finds a row.
 absl::StatusOr<bool> ExistsByInts(const SqliteDb& db, const std::string& sql, int64_t first,
                                   std::optional<int64_t> second = std::nullopt) {
-  absl::StatusOr<Statement> stmt = db.Prepare(sql);
-  if (!stmt.ok()) return stmt.status();
-  stmt->BindInt(1, first);
-  if (second.has_value()) stmt->BindInt(2, *second);
-  return stmt->Step();
+  PRUNER_ASSIGN_OR_RETURN(Statement stmt, db.Prepare(sql));
+  stmt.BindInt(1, first);
+  if (second.has_value()) stmt.BindInt(2, *second);
+  return stmt.Step();
 }
 
 absl::Status Unknown(const SqliteDb& db, std::string_view where, std::string_view what,
@@ -43,34 +42,32 @@ absl::Status Unknown(const SqliteDb& db, std::string_view where, std::string_vie
 
 absl::Status CheckWorkloadExists(const SqliteDb& db, const std::string& key,
                                  std::string_view where) {
-  absl::StatusOr<bool> found = ExistsByText(db, "SELECT 1 FROM workloads WHERE key = ?1", key);
-  if (!found.ok()) return found.status();
-  if (!*found) return Unknown(db, where, "workload", key, " (PutWorkload it first)");
+  PRUNER_ASSIGN_OR_RETURN(bool found,
+                          ExistsByText(db, "SELECT 1 FROM workloads WHERE key = ?1", key));
+  if (!found) return Unknown(db, where, "workload", key, " (PutWorkload it first)");
   return absl::OkStatus();
 }
 
 absl::Status CheckDeviceExists(const SqliteDb& db, const std::string& key,
                                std::string_view where) {
-  absl::StatusOr<bool> found = ExistsByText(db, "SELECT 1 FROM devices WHERE key = ?1", key);
-  if (!found.ok()) return found.status();
-  if (!*found) return Unknown(db, where, "device", key, " (PutDevice it first)");
+  PRUNER_ASSIGN_OR_RETURN(bool found,
+                          ExistsByText(db, "SELECT 1 FROM devices WHERE key = ?1", key));
+  if (!found) return Unknown(db, where, "device", key, " (PutDevice it first)");
   return absl::OkStatus();
 }
 
 absl::Status CheckJobExists(const SqliteDb& db, int64_t job_id, std::string_view where) {
-  absl::StatusOr<bool> found = ExistsByInts(db, "SELECT 1 FROM jobs WHERE id = ?1", job_id);
-  if (!found.ok()) return found.status();
-  if (!*found) return Unknown(db, where, "job", std::to_string(job_id), "");
+  PRUNER_ASSIGN_OR_RETURN(bool found, ExistsByInts(db, "SELECT 1 FROM jobs WHERE id = ?1", job_id));
+  if (!found) return Unknown(db, where, "job", std::to_string(job_id), "");
   return absl::OkStatus();
 }
 
 absl::Status CheckTaskExists(const SqliteDb& db, int64_t job_id, int task_index,
                              std::string_view where) {
-  absl::StatusOr<bool> found =
-      ExistsByInts(db, "SELECT 1 FROM job_tasks WHERE job_id = ?1 AND task_index = ?2", job_id,
-                   task_index);
-  if (!found.ok()) return found.status();
-  if (!*found) {
+  PRUNER_ASSIGN_OR_RETURN(bool found,
+                          ExistsByInts(db, "SELECT 1 FROM job_tasks WHERE job_id = ?1 AND task_index = ?2", job_id,
+                   task_index));
+  if (!found) {
     return absl::NotFoundError(absl::StrCat(ToAbsl(where), ": job ", job_id, " has no task ",
                                             task_index, " in records store '", db.path(), "'"));
   }
@@ -80,12 +77,11 @@ absl::Status CheckTaskExists(const SqliteDb& db, int64_t job_id, int task_index,
 absl::Status InsertWorkload(SqliteDb& db, const std::string& key,
                             const std::string& canonical_text, const std::string& display_text,
                             double flop_count, const std::string& description) {
-  absl::StatusOr<Statement> get = db.Prepare("SELECT canonical_text FROM workloads WHERE key = ?1");
-  if (!get.ok()) return get.status();
-  absl::StatusOr<bool> row = get->BindText(1, key).Step();
-  if (!row.ok()) return row.status();
-  if (*row) {
-    if (get->Text(0) == canonical_text) return absl::OkStatus();
+  PRUNER_ASSIGN_OR_RETURN(Statement get,
+                          db.Prepare("SELECT canonical_text FROM workloads WHERE key = ?1"));
+  PRUNER_ASSIGN_OR_RETURN(bool row, get.BindText(1, key).Step());
+  if (row) {
+    if (get.Text(0) == canonical_text) return absl::OkStatus();
     return absl::FailedPreconditionError(absl::StrCat(
         "workload '", key, "' is already stored in records store '", db.path(),
         "' with different canonical text (key collision or changed canonical form)"));
@@ -95,11 +91,11 @@ absl::Status InsertWorkload(SqliteDb& db, const std::string& key,
       !st.ok()) {
     return st;
   }
-  absl::StatusOr<Statement> put = db.Prepare(
+  PRUNER_ASSIGN_OR_RETURN(Statement put,
+                          db.Prepare(
       "INSERT INTO workloads(key, canonical_text, display_text, flop_count, description, "
-      "created_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  if (!put.ok()) return put.status();
-  return put->BindText(1, key)
+      "created_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  return put.BindText(1, key)
       .BindText(2, canonical_text)
       .BindText(3, display_text)
       .BindDouble(4, flop_count)
@@ -144,20 +140,20 @@ absl::Status ValidateRecord(const StoredRecord& r, std::string_view where) {
   const MeasureResult& m = r.result;
   for (auto [value, name] : {std::pair{m.mean_s, "mean_s"}, std::pair{m.build_s, "build_s"},
                              std::pair{m.run_s, "run_s"}}) {
-    if (absl::Status st = CheckFinite(value, where, name); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(CheckFinite(value, where, name));
   }
   return CheckAllFinite(m.repeat_costs_s, where, "repeat_costs_s");
 }
 
 absl::StatusOr<int64_t> InsertRecord(SqliteDb& db, const StoredRecord& r) {
-  absl::StatusOr<Statement> put = db.Prepare(
+  PRUNER_ASSIGN_OR_RETURN(Statement put,
+                          db.Prepare(
       "INSERT INTO records(workload_key, device_key, steps, error, phase, message, "
       "repeat_costs_json, mean_s, build_s, run_s, binary_bytes, measured_by, "
       "measured_at_unix_ms, job_id, task_index) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
-  if (!put.ok()) return put.status();
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"));
   const MeasureResult& m = r.result;
-  put->BindText(1, r.workload_key)
+  put.BindText(1, r.workload_key)
       .BindText(2, r.device_key)
       .BindText(3, r.steps)
       .BindText(4, MeasureErrorName(m.error))
@@ -173,11 +169,11 @@ absl::StatusOr<int64_t> InsertRecord(SqliteDb& db, const StoredRecord& r) {
       .BindInt(15, r.task_index);
   // Job 0 ("no job") is NULL so that the REFERENCES clause holds.
   if (r.job_id == 0) {
-    put->BindNull(14);
+    put.BindNull(14);
   } else {
-    put->BindInt(14, r.job_id);
+    put.BindInt(14, r.job_id);
   }
-  if (absl::Status st = put->Run(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(put.Run());
   return db.LastInsertRowId();
 }
 
@@ -188,9 +184,8 @@ const char kRecordColumns[] =
 absl::StatusOr<std::vector<StoredRecord>> ReadRecords(Statement& stmt) {
   std::vector<StoredRecord> records;
   while (true) {
-    absl::StatusOr<bool> row = stmt.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return records;
+    PRUNER_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return records;
     StoredRecord r;
     r.id = stmt.Int(0);
     r.workload_key = stmt.Text(1);

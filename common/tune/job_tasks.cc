@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/base/status_macros.h"
 #include "common/graph/networks.h"
 #include "common/graph/tasks.h"
 #include "common/ir/ops.h"
@@ -22,9 +23,8 @@ absl::StatusOr<std::vector<SearchTask>> BuildJobTasks(const std::vector<std::str
                           absl::StrCat(graph.status().message(), " (built-in networks: ",
                                        absl::StrJoin(KnownNetworks(), ", "), ")"));
     }
-    auto network_tasks = ExtractTasks(*graph);
-    if (!network_tasks.ok()) return network_tasks.status();
-    for (const GraphTask& t : *network_tasks) {
+    PRUNER_ASSIGN_OR_RETURN(auto network_tasks, ExtractTasks(*graph));
+    for (const GraphTask& t : network_tasks) {
       SearchTask task;
       task.name = t.name;
       task.dag = t.dag;

@@ -1,6 +1,7 @@
 #include "common/tune/strategy.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/model/symbol_analyzer_model.h"
 #include "common/model/xgb_model.h"
 #include "common/search/draft_verify_policy.h"
@@ -50,7 +51,7 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakePaCMStrategyModel(const TuningOpt
                                        options.pretrained_device, "` first): ",
                                        blob.status().message()));
     }
-    if (absl::Status st = model->Load(*blob); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(model->Load(*blob));
   }
   return model;
 #else
@@ -65,9 +66,8 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
                                                              const DeviceProfile& device,
                                                              int num_tasks,
                                                              const RecordsStore* store) {
-  absl::StatusOr<StrategySpec> strategy = ParseStrategy(options.strategy);
-  if (!strategy.ok()) return strategy.status();
-  switch (strategy->model) {
+  PRUNER_ASSIGN_OR_RETURN(StrategySpec strategy, ParseStrategy(options.strategy));
+  switch (strategy.model) {
     case ScoreModel::kNone: return std::unique_ptr<CostModel>();
     case ScoreModel::kRandomScores: return MakeRandomModel(options.seed);
     case ScoreModel::kXgb: {
@@ -85,7 +85,7 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
           absl::StrCat("strategy ", options.strategy, " needs a build with LibTorch"));
 #endif
     }
-    case ScoreModel::kPaCM: return MakePaCMStrategyModel(options, *strategy, device, store);
+    case ScoreModel::kPaCM: return MakePaCMStrategyModel(options, strategy, device, store);
   }
   return absl::InternalError(absl::StrCat("strategy ", options.strategy, ": no model kind"));
 }
@@ -93,35 +93,33 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
 absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOptions& options,
                                                                  const SearchTask& task,
                                                                  CostModel* model, uint64_t seed) {
-  absl::StatusOr<StrategySpec> strategy = ParseStrategy(options.strategy);
-  if (!strategy.ok()) return strategy.status();
-  if (strategy->search == SearchMethod::kRandom) {
+  PRUNER_ASSIGN_OR_RETURN(StrategySpec strategy, ParseStrategy(options.strategy));
+  if (strategy.search == SearchMethod::kRandom) {
     return std::unique_ptr<SearchPolicy>(std::make_unique<RandomSearchPolicy>(task, seed));
   }
   if (model == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("strategy ", options.strategy, " needs a cost model"));
   }
-  if (strategy->search == SearchMethod::kDraftVerify) {
+  if (strategy.search == SearchMethod::kDraftVerify) {
     // Pruner's draft-then-verify search; lse-xgb verifies with Ansor's
     // learned model (the search half of Pruner, measured apart from PaCM).
     DraftVerifyOptions dv;
     dv.population = options.population;
     dv.eps_greedy = options.eps_greedy;
     if (options.num_iters >= 0) dv.verify_num_iters = options.num_iters;
-    if (absl::Status s = dv.Validate(); !s.ok()) return s;
+    PRUNER_RETURN_IF_ERROR(dv.Validate());
     SymbolAnalyzerModelOptions psa;
     psa.threads = 1;  // the loop's search runs beside timed kernels
-    auto drafter = MakeSymbolAnalyzerModel(task.device, psa);
-    if (!drafter.ok()) return drafter.status();
+    PRUNER_ASSIGN_OR_RETURN(auto drafter, MakeSymbolAnalyzerModel(task.device, psa));
     return std::unique_ptr<SearchPolicy>(std::make_unique<DraftVerifySearchPolicy>(
-        task, *std::move(drafter), model, dv, seed));
+        task, std::move(drafter), model, dv, seed));
   }
   EvolutionaryOptions evo = EvolutionaryOptions::Ansor();
   evo.population = options.population;
-  evo.num_iters = options.num_iters >= 0 ? options.num_iters : strategy->DefaultGenerations();
+  evo.num_iters = options.num_iters >= 0 ? options.num_iters : strategy.DefaultGenerations();
   evo.eps_greedy = options.eps_greedy;
-  if (absl::Status s = evo.Validate(); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(evo.Validate());
   return std::unique_ptr<SearchPolicy>(
       std::make_unique<EvolutionarySearchPolicy>(task, model, evo, seed));
 }

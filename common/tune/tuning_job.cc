@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/clock.h"
+#include "common/base/status_macros.h"
 #include "common/schedule/step.h"
 #include "common/search/task_scheduler.h"
 #include "common/tune/strategy.h"
@@ -16,17 +18,7 @@
 namespace pruner {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using Clock = SteadyClock;
 
 // Ansor's rule (§4.3 step 1): rounds are never larger than an even share of
 // the budget, so that every task gets at least its warm-up round.
@@ -135,7 +127,7 @@ absl::StatusOr<std::unique_ptr<TuningJob>> TuningJob::Create(RecordsStore* store
                                                              const DeviceProfile& device,
                                                              const TuningOptions& options) {
   if (tasks.empty()) return absl::InvalidArgumentError("a tuning job needs at least one task");
-  if (absl::Status st = ValidateTuningOptions(options); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(ValidateTuningOptions(options));
   auto s = std::make_unique<Impl>();
   s->store = store;
   s->measurer = measurer;
@@ -150,9 +142,9 @@ absl::StatusOr<std::unique_ptr<TuningJob>> TuningJob::Create(RecordsStore* store
     if (t.workload_key.empty()) t.workload_key = t.dag->WorkloadKey();
   }
   s->tasks = std::move(tasks);
-  if (absl::Status st = s->Init(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(s->Init());
 
-  if (absl::Status st = store->PutDevice(device); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(store->PutDevice(device));
   StoredJob job;
   job.name = options.name;
   job.device_key = device.name;
@@ -165,12 +157,11 @@ absl::StatusOr<std::unique_ptr<TuningJob>> TuningJob::Create(RecordsStore* store
   job.created_unix_ms = NowUnixMs();
   for (size_t i = 0; i < s->tasks.size(); ++i) {
     const SearchTask& t = s->tasks[i];
-    if (absl::Status st = store->PutWorkload(*t.dag, t.name); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(store->PutWorkload(*t.dag, t.name));
     job.tasks.push_back(StoredTask{static_cast<int>(i), t.name, t.workload_key, t.weight});
   }
-  auto id = store->CreateJob(job);
-  if (!id.ok()) return id.status();
-  s->job_id = *id;
+  PRUNER_ASSIGN_OR_RETURN(auto id, store->CreateJob(job));
+  s->job_id = id;
   return std::unique_ptr<TuningJob>(new TuningJob(std::move(s)));
 }
 
@@ -203,24 +194,22 @@ absl::StatusOr<std::unique_ptr<TuningJob>> TuningJob::Resume(RecordsStore* store
     task.weight = t.weight;
     s->tasks.push_back(std::move(task));
   }
-  if (absl::Status st = s->Init(); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(s->Init());
 
   // Replay every record of the job: the measured sets, the best costs, the
   // rounds, the model's training data.
-  auto records = store->JobRecords(job_id);
-  if (!records.ok()) return records.status();
+  PRUNER_ASSIGN_OR_RETURN(auto records, store->JobRecords(job_id));
   const int n = static_cast<int>(s->tasks.size());
   std::vector<std::vector<MeasuredState>> per_task(n);
   std::vector<MeasuredState> all;
-  for (const StoredRecord& r : *records) {
+  for (const StoredRecord& r : records) {
     if (r.task_index < 0 || r.task_index >= n) {
       return absl::DataLossError(absl::StrCat("job ", job_id, ": record ", r.id,
                                               " names task ", r.task_index, " of ", n));
     }
     const SearchTask& task = s->tasks[r.task_index];
-    auto steps = ParseSteps(r.steps);
-    if (!steps.ok()) return steps.status();
-    auto state = pruner::State::Replay(task.dag, *steps);
+    PRUNER_ASSIGN_OR_RETURN(auto steps, ParseSteps(r.steps));
+    auto state = pruner::State::Replay(task.dag, steps);
     if (!state.ok()) {
       return absl::DataLossError(absl::StrCat("job ", job_id, ": record ", r.id,
                                               " does not replay: ", state.status().message()));
@@ -245,11 +234,10 @@ absl::StatusOr<std::unique_ptr<TuningJob>> TuningJob::Resume(RecordsStore* store
     s->rounds += st.rounds;
   }
   if (s->model != nullptr && !all.empty()) {
-    if (absl::Status st = s->model->Update(all); !st.ok()) return st;
+    PRUNER_RETURN_IF_ERROR(s->model->Update(all));
   }
-  auto curve = store->GetCurve(job_id);
-  if (!curve.ok()) return curve.status();
-  if (!curve->empty()) s->previous_wall_s = curve->back().wall_s;
+  PRUNER_ASSIGN_OR_RETURN(auto curve, store->GetCurve(job_id));
+  if (!curve.empty()) s->previous_wall_s = curve.back().wall_s;
   return std::unique_ptr<TuningJob>(new TuningJob(std::move(s)));
 }
 
@@ -271,7 +259,7 @@ struct ProposedRound {
 absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_round,
                             const RunLimits& limits) {
   Impl& s = *s_;
-  if (absl::Status st = s.store->SetJobStatus(s.job_id, JobStatus::kRunning); !st.ok()) return st;
+  PRUNER_RETURN_IF_ERROR(s.store->SetJobStatus(s.job_id, JobStatus::kRunning));
   const Clock::time_point start = Clock::now();
   const int64_t trials_at_start = s.trials;
   RoundTime total;
@@ -410,7 +398,7 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
     point.task_index = task;
     for (const TaskStatus& t : s.status) point.best_cost_s.push_back(t.best_cost_s);
     point.time_breakdown_json = RoundTimeJson(time);
-    if (absl::Status cs = s.store->AddCurvePoint(s.job_id, point); !cs.ok()) return cs;
+    PRUNER_RETURN_IF_ERROR(s.store->AddCurvePoint(s.job_id, point));
     if (on_round) on_round(report);
     return true;
   };
@@ -476,8 +464,8 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
   }
   if (in_flight.has_value()) {
     // Stopped with a round measuring: record it if it completes.
-    auto finished = finish(*in_flight);
-    if (!finished.ok()) return finished.status();
+    PRUNER_RETURN_IF_ERROR(finish(*in_flight).status());
+
   }
 
   if (s.model != nullptr && s.model->NumTrainingRecords() > 0) {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/base/status_macros.h"
 #include "common/tune/strategy_spec.h"
 #include "nlohmann/json.hpp"
 
@@ -28,9 +29,8 @@ absl::Status Read(const json& j, const char* key, T* out) {
 }  // namespace
 
 absl::Status ValidateTuningOptions(const TuningOptions& o) {
-  absl::StatusOr<StrategySpec> strategy = ParseStrategy(o.strategy);
-  if (!strategy.ok()) return strategy.status();
-  if (strategy->NeedsPretrainedModel() && o.pretrained_device.empty()) {
+  PRUNER_ASSIGN_OR_RETURN(StrategySpec strategy, ParseStrategy(o.strategy));
+  if (strategy.NeedsPretrainedModel() && o.pretrained_device.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "strategy ", o.strategy, " starts from a pretrained PaCM: name the device it was "
         "pretrained on (pretrained_device; `pruner pretrain` makes the checkpoint)"));
@@ -144,7 +144,7 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
       if (!s.ok()) return s;
     }
   }
-  if (absl::Status s = ValidateTuningOptions(o); !s.ok()) return s;
+  PRUNER_RETURN_IF_ERROR(ValidateTuningOptions(o));
   return o;
 }
 

@@ -1,8 +1,8 @@
 // Debian's Abseil 20220623 keeps its own absl::string_view instead of
 // aliasing std::string_view, so std::string_view values (DTypeName(), spec
 // text) must be converted before they meet absl::StrCat and friends.
-#ifndef PRUNER_COMMON_IR_ABSL_COMPAT_H_
-#define PRUNER_COMMON_IR_ABSL_COMPAT_H_
+#ifndef PRUNER_COMMON_BASE_ABSL_COMPAT_H_
+#define PRUNER_COMMON_BASE_ABSL_COMPAT_H_
 
 #include <string_view>
 
@@ -15,4 +15,4 @@ inline std::string_view FromAbsl(absl::string_view s) { return std::string_view(
 
 }  // namespace pruner
 
-#endif  // PRUNER_COMMON_IR_ABSL_COMPAT_H_
+#endif  // PRUNER_COMMON_BASE_ABSL_COMPAT_H_
