@@ -148,6 +148,16 @@ std::string FormatProgressEvent(const v1::ProgressEvent& event) {
   const std::string errors = FormatErrorCounts(job.error_counts());
   if (!errors.empty()) absl::StrAppend(&text, "  errors: ", errors);
   absl::StrAppend(&text, "\n");
+  if (event.has_time()) {
+    const v1::RoundTime& t = event.time();
+    absl::StrAppendFormat(&text,
+                          "    time: search %.2fs  train %.2fs  measure %.2fs (build %.2fs, run "
+                          "%.2fs)  db %.3fs",
+                          t.search_s(), t.train_s(), t.measure_s(), t.build_s(), t.run_s(),
+                          t.db_s());
+    if (t.queue_wait_s() > 0) absl::StrAppendFormat(&text, "  queued %.2fs", t.queue_wait_s());
+    absl::StrAppend(&text, "\n");
+  }
   if (!event.errors().empty()) {
     absl::StrAppendFormat(&text, "    %d failed, first: %s\n", event.errors_size(),
                           Clip(event.errors(0), 160));

@@ -48,7 +48,9 @@ std::string FormatTaskTable(const v1::JobInfo& job);
 // The line(s) for one WatchJob event: the starting snapshot (round 0) as a
 // one-line summary; a round as "round R  task T NAME  +M (K ok)  trials
 // x/budget  best ...  est. total ...  elapsed ...  ETA ...  errors ...",
-// plus the round's first failure when there was one. Ends with a newline.
+// then where the round's time went (when the event says) and the round's
+// first failure when there was one. Ends with a newline. `pruner tune`
+// prints its rounds through this too.
 std::string FormatProgressEvent(const v1::ProgressEvent& event);
 
 // `pruner jobs`: id, name, status, target, strategy, trials/budget,

@@ -1,8 +1,9 @@
 // The `pruner` command-line tool: the operator library, device profiles,
 // sketches, a check that random schedules lower and compute the right answer,
-// in-process tuning against a records database (tune, best, records, jobs,
-// export, import), and the tuning service's client (submit, watch, status,
-// cancel, workers, and jobs/best/export without --db; see service_cli.h).
+// in-process tuning (tune), a job's view (status, jobs, best, export: from
+// the server, or with --db from a local records database), the records
+// database itself (records show/best/export/import), and the rest of the
+// tuning service's client (submit, watch, cancel, workers; service_cli.h).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -11,14 +12,18 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
-#include "client/schedule_check.h"
+#include "absl/strings/str_join.h"
+#include "client/job_source_local.h"
 #include "client/pretrain_command.h"
+#include "client/records_commands.h"
+#include "client/schedule_check.h"
 #include "client/service_cli.h"
 #include "client/tune_command.h"
 #include "common/device/device_profile.h"
 #include "common/device/device_profile_json.h"
 #include "common/ir/ops.h"
 #include "common/sketch/sketch.h"
+#include "common/tune/strategy_spec.h"
 
 namespace pruner {
 namespace {
@@ -127,9 +132,9 @@ int main(int argc, char** argv) {
   CLI::App app{"pruner: tensor-program tuning engine and client of the tuning service"};
   app.require_subcommand(1);
   app.footer(
-      "Service commands (submit, watch, status, cancel, workers; jobs and best without --db; "
-      "export with --out) talk to the server at --server, $PRUNER_SERVER or 127.0.0.1:7070, "
-      "with the token from --token-file, $PRUNER_TOKEN_FILE or $PRUNER_TOKEN.");
+      "Service commands (submit, watch, cancel, workers; status, jobs, best and export without "
+      "--db) talk to the server at --server, $PRUNER_SERVER or 127.0.0.1:7070, with the token "
+      "from --token-file, $PRUNER_TOKEN_FILE or $PRUNER_TOKEN.");
   pruner::ServiceCli service;
 
   auto* ops = app.add_subcommand("ops", "list the operator library and its spec syntax");
@@ -171,8 +176,7 @@ int main(int argc, char** argv) {
   tune->add_option("--per-round", topt.measures_per_round, "programs measured per round")
       ->check(CLI::Range(1, 100000));
   tune->add_option("--strategy", topt.strategy,
-                   "random, ansor-xgb, ansor-mlp, ansor-random, lse-xgb, pruner, moa-pruner, "
-                   "pruner-offline");
+                   absl::StrJoin(pruner::KnownStrategies(), ", "));
   tune->add_option("--pretrained-device", topt.pretrained_device,
                    "moa-pruner / pruner-offline: device whose PaCM checkpoint to start from");
   tune->add_option("--scheduler", topt.scheduler, "gradient or round-robin");
@@ -189,41 +193,29 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 4096));
   tune->add_flag("--quiet", tune_command.quiet, "one line per round, no tables");
 
-  std::string db = "pruner.db", what, best_device;
-  bool show_program = false;
-  auto* best = app.add_subcommand(
-      "best",
-      "best schedule of each task of a server job; with --db, of a job or a workload in a local "
-      "records database");
-  best->add_option("what", what, "job id (or, with --db, a workload key)")->required();
-  best->add_option("--db", db, "records database: read it in process instead of asking the server");
-  best->add_option("--device", best_device, "with --db: device key (default: the job's)");
-  best->add_flag("--program", show_program, "with --db: print the lowered program");
-  pruner::AddServiceFlags(best, &service.service);
-
-  std::string workload;
+  // The records database itself.
+  std::string db = "pruner.db", workload, records_device, path;
   int64_t limit = 50;
-  auto* records = app.add_subcommand("records", "list records of a workload");
-  records->add_option("workload", workload, "workload key")->required();
-  records->add_option("--db", db, "records database");
-  records->add_option("--limit", limit, "at most this many (0: all)");
+  bool show_program = false;
+  auto* records = app.add_subcommand("records", "the records database: show, best, export, import");
+  records->require_subcommand(1);
+  auto* records_show = records->add_subcommand("show", "list the records of a workload");
+  records_show->add_option("workload", workload, "workload key")->required();
+  records_show->add_option("--limit", limit, "at most this many (0: all)");
+  auto* records_best = records->add_subcommand("best", "the best record of a workload on a device");
+  records_best->add_option("workload", workload, "workload key")->required();
+  records_best->add_option("--device", records_device, "device key")->required();
+  records_best->add_flag("--program", show_program, "print the lowered program too");
+  auto* records_export =
+      records->add_subcommand("export", "write records as JSON lines (another database imports them)");
+  records_export->add_option("path", path, "output file")->required();
+  records_export->add_option("--workload", workload, "only this workload");
+  auto* records_import = records->add_subcommand("import", "read records from JSON lines");
+  records_import->add_option("path", path, "input file")->required()->check(CLI::ExistingFile);
+  for (CLI::App* command : {records_show, records_best, records_export, records_import}) {
+    command->add_option("--db", db, "records database");
+  }
 
-  auto* jobs = app.add_subcommand(
-      "jobs", "list the server's tuning jobs; with --db, the jobs of a local records database");
-  jobs->add_option("--db", db, "records database: read it in process instead of asking the server");
-  pruner::AddServiceFlags(jobs, &service.service);
-
-  std::string path, export_dir;
-  auto* export_cmd = app.add_subcommand(
-      "export",
-      "with --out DIR: a server job's best schedules as source files plus manifest.json; "
-      "otherwise: a local database's records as JSON lines");
-  export_cmd->add_option("path", path, "output file (JSON lines), or the job id with --out")
-      ->required();
-  export_cmd->add_option("--out", export_dir, "folder for a server job's exported files");
-  export_cmd->add_option("--db", db, "records database (JSON-lines export)");
-  export_cmd->add_option("--workload", workload, "JSON-lines export: only this workload");
-  pruner::AddServiceFlags(export_cmd, &service.service);
   pruner::PretrainCommand pretrain_command;
   auto* pretrain = app.add_subcommand(
       "pretrain", "train a PaCM checkpoint from a device's records (for moa-pruner elsewhere)");
@@ -232,9 +224,6 @@ int main(int argc, char** argv) {
       ->required();
   pretrain->add_option("--epochs", pretrain_command.max_epochs, "training epochs (0: default)");
   pretrain->add_option("--out", pretrain_command.out, "also write the checkpoint to this file");
-  auto* import_cmd = app.add_subcommand("import", "read records from JSON lines");
-  import_cmd->add_option("path", path, "input file")->required();
-  import_cmd->add_option("--db", db, "records database");
 
   pruner::AddServiceCommands(&app, &service);
 
@@ -244,27 +233,15 @@ int main(int argc, char** argv) {
     // Usage errors exit 2 like the service's refusals; --help exits 0.
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (std::optional<int> code = pruner::RunParsedServiceCommand(service)) return *code;
+  if (std::optional<int> code =
+          pruner::RunParsedServiceCommand(service, &pruner::OpenLocalJobSource)) {
+    return *code;
+  }
   if (*tune) return pruner::RunTune(tune_command);
-  if (*best) {
-    if (best->count("--db") > 0) return pruner::RunBest(db, what, best_device, show_program);
-    if (best->count("--device") > 0 || show_program) {
-      std::cerr << "error: --device and --program read a local records database: add --db FILE\n";
-      return 2;
-    }
-    return pruner::RunServiceBest(service, what);
-  }
-  if (*records) return pruner::RunRecords(db, workload, limit);
-  if (*jobs) return jobs->count("--db") > 0 ? pruner::RunJobs(db) : pruner::RunServiceJobs(service);
-  if (*export_cmd) {
-    if (export_cmd->count("--out") == 0) return pruner::RunExport(db, path, workload);
-    if (export_cmd->count("--db") > 0 || export_cmd->count("--workload") > 0) {
-      std::cerr << "error: --out exports a server job; --db/--workload export local records\n";
-      return 2;
-    }
-    return pruner::RunServiceExport(service, path, export_dir);
-  }
-  if (*import_cmd) return pruner::RunImport(db, path);
+  if (*records_show) return pruner::RunRecordsShow(db, workload, limit);
+  if (*records_best) return pruner::RunRecordsBest(db, workload, records_device, show_program);
+  if (*records_export) return pruner::RunRecordsExport(db, path, workload);
+  if (*records_import) return pruner::RunRecordsImport(db, path);
   if (*pretrain) return pruner::RunPretrain(pretrain_command);
   if (*ops) return pruner::ListOperators();
   if (*devices) return pruner::ListDevices(json);

@@ -48,13 +48,6 @@ ServiceFlags Resolved(const ServiceCli& cli) {
 
 CommandStreams Console() { return CommandStreams{std::cout, std::cerr}; }
 
-// The in-process commands take a string there; the server wants a job id.
-std::optional<int64_t> ParseJobId(const std::string& text) {
-  int64_t id = 0;
-  if (!absl::SimpleAtoi(text, &id) || id <= 0) return std::nullopt;
-  return id;
-}
-
 void AddSubmitFlags(CLI::App* submit, SubmitFlags* f) {
   submit->add_option("--op", f->ops, "operator spec (repeatable), see `pruner ops`");
   AddOptional(submit, "--network", &f->network,
@@ -124,7 +117,7 @@ void AddServiceCommands(CLI::App* app, ServiceCli* cli) {
                "stops watching, not the job");
   AddJobArgument(cli->watch_command, &cli->job_id);
 
-  cli->status_command = app->add_subcommand("status", "a server job's state and task table");
+  cli->status_command = app->add_subcommand("status", "a job's state and task table");
   AddJobArgument(cli->status_command, &cli->job_id);
 
   cli->cancel_command = app->add_subcommand("cancel", "cancel a server job");
@@ -132,13 +125,28 @@ void AddServiceCommands(CLI::App* app, ServiceCli* cli) {
 
   cli->workers_command = app->add_subcommand("workers", "the workers registered with the server");
 
+  cli->jobs_command = app->add_subcommand("jobs", "the tuning jobs");
+  cli->best_command = app->add_subcommand("best", "the best schedule of each task of a job");
+  AddJobArgument(cli->best_command, &cli->job_id);
+  cli->export_command = app->add_subcommand(
+      "export", "a job's tuned kernels: each task's best schedule as source, plus manifest.json");
+  AddJobArgument(cli->export_command, &cli->job_id);
+  cli->export_command->add_option("--out", cli->out_dir, "folder for the files")->required();
+
   for (CLI::App* command : {cli->submit_command, cli->watch_command, cli->status_command,
-                            cli->cancel_command, cli->workers_command}) {
+                            cli->cancel_command, cli->workers_command, cli->jobs_command,
+                            cli->best_command, cli->export_command}) {
     AddServiceFlags(command, &cli->service);
+  }
+  for (CLI::App* command :
+       {cli->status_command, cli->jobs_command, cli->best_command, cli->export_command}) {
+    command->add_option("--db", cli->db,
+                        "read this records database in process instead of asking the server");
   }
 }
 
-std::optional<int> RunParsedServiceCommand(const ServiceCli& cli) {
+std::optional<int> RunParsedServiceCommand(const ServiceCli& cli,
+                                           LocalJobSourceOpener open_local) {
   const bool watches = (cli.submit_command && *cli.submit_command && cli.submit.watch) ||
                        (cli.watch_command && *cli.watch_command);
   if (watches) std::signal(SIGINT, OnInterrupt);
@@ -148,38 +156,26 @@ std::optional<int> RunParsedServiceCommand(const ServiceCli& cli) {
   if (cli.watch_command && *cli.watch_command) {
     return RunWatch(Resolved(cli), cli.job_id, Console(), &g_stop_watching);
   }
-  if (cli.status_command && *cli.status_command) {
-    return RunJobStatus(Resolved(cli), cli.job_id, Console());
-  }
   if (cli.cancel_command && *cli.cancel_command) {
     return RunCancelJob(Resolved(cli), cli.job_id, Console());
   }
   if (cli.workers_command && *cli.workers_command) return RunListWorkers(Resolved(cli), Console());
-  return std::nullopt;
-}
 
-int RunServiceJobs(const ServiceCli& cli) { return RunListJobs(Resolved(cli), Console()); }
-
-int RunServiceBest(const ServiceCli& cli, const std::string& job_text) {
-  std::optional<int64_t> job_id = ParseJobId(job_text);
-  if (!job_id) {
-    std::cerr << "error: '" << job_text
-              << "' is not a job id; the server's best takes a job id (a workload key needs "
-                 "--db)\n";
+  auto parsed = [](CLI::App* command) { return command != nullptr && bool(*command); };
+  if (!parsed(cli.status_command) && !parsed(cli.jobs_command) && !parsed(cli.best_command) &&
+      !parsed(cli.export_command)) {
+    return std::nullopt;
+  }
+  const ServiceFlags service = Resolved(cli);
+  absl::StatusOr<std::unique_ptr<JobSource>> source = OpenJobSource(cli.db, service, open_local);
+  if (!source.ok()) {
+    std::cerr << "error: " << source.status().message() << "\n";
     return kExitRefused;
   }
-  return RunBestRecords(Resolved(cli), *job_id, Console());
-}
-
-int RunServiceExport(const ServiceCli& cli, const std::string& job_text,
-                     const std::string& out_dir) {
-  std::optional<int64_t> job_id = ParseJobId(job_text);
-  if (!job_id) {
-    std::cerr << "error: '" << job_text << "' is not a job id (export --out DIR takes a server "
-                 "job id; without --out, export writes --db's records to a file)\n";
-    return kExitRefused;
-  }
-  return RunExportJob(Resolved(cli), *job_id, out_dir, Console());
+  if (parsed(cli.status_command)) return RunJobStatus(**source, cli.job_id, service.json, Console());
+  if (parsed(cli.jobs_command)) return RunListJobs(**source, service.json, Console());
+  if (parsed(cli.best_command)) return RunBestRecords(**source, cli.job_id, service.json, Console());
+  return RunExportJob(**source, cli.job_id, cli.out_dir, service.json, Console());
 }
 
 }  // namespace pruner

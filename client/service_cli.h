@@ -1,9 +1,8 @@
 // The service commands' place on the `pruner` command line: their flags
-// (CLI11) and the dispatch to service_commands.h. `jobs`, `best` and
-// `export` already exist as in-process commands over a records database;
-// pruner_main.cc keeps them and adds the service flags with
-// AddServiceFlags, choosing the server when no --db is given (--out for
-// export).
+// (CLI11) and the dispatch to service_commands.h. `status`, `jobs`, `best`
+// and `export` read jobs from a JobSource (job_source.h): the server, or
+// with --db FILE a local records database; the choice is made once, in
+// RunParsedServiceCommand.
 #ifndef PRUNER_CLIENT_SERVICE_CLI_H_
 #define PRUNER_CLIENT_SERVICE_CLI_H_
 
@@ -12,6 +11,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "client/job_source.h"
 #include "client/service_connection.h"
 #include "client/submit_spec.h"
 
@@ -23,32 +23,33 @@ struct ServiceCli {
   ServiceFlags service;
   SubmitFlags submit;
   int64_t job_id = 0;
+  std::string db;       // status/jobs/best/export: read this database instead of the server
+  std::string out_dir;  // export
 
   CLI::App* submit_command = nullptr;
   CLI::App* watch_command = nullptr;
   CLI::App* status_command = nullptr;
   CLI::App* cancel_command = nullptr;
   CLI::App* workers_command = nullptr;
+  CLI::App* jobs_command = nullptr;
+  CLI::App* best_command = nullptr;
+  CLI::App* export_command = nullptr;
 };
 
 // --server, --token-file, --tls-ca, --tls-server-name and --json, in the
 // help's "Service" group.
 void AddServiceFlags(CLI::App* command, ServiceFlags* flags);
 
-// Adds submit, watch, status, cancel and workers to `app`.
+// Adds submit, watch, cancel and workers (the server's), and status, jobs,
+// best and export (the server's, or a database's with --db) to `app`.
 void AddServiceCommands(CLI::App* app, ServiceCli* cli);
 
 // The exit code of whichever of those commands was parsed; nullopt when the
 // command line named another one. `watch` and `submit --watch` stop
-// watching on Ctrl-C (a second Ctrl-C kills the process).
-std::optional<int> RunParsedServiceCommand(const ServiceCli& cli);
-
-// The server-side `jobs`, `best JOB` and `export JOB --out DIR`. `job_text`
-// is the positional argument the in-process command also takes (a workload
-// key or a file there), so it is checked to be a job id here.
-int RunServiceJobs(const ServiceCli& cli);
-int RunServiceBest(const ServiceCli& cli, const std::string& job_text);
-int RunServiceExport(const ServiceCli& cli, const std::string& job_text, const std::string& out_dir);
+// watching on Ctrl-C (a second Ctrl-C kills the process). `open_local`
+// opens --db (null: --db is refused).
+std::optional<int> RunParsedServiceCommand(const ServiceCli& cli,
+                                           LocalJobSourceOpener open_local);
 
 }  // namespace pruner
 

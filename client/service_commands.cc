@@ -198,23 +198,8 @@ int RunWatch(const ServiceFlags& service, int64_t job_id, CommandStreams io,
   return kExitRefused;
 }
 
-int RunJobStatus(const ServiceFlags& service, int64_t job_id, CommandStreams io) {
-  return RunJobCall(service, &Stub::GetJob, job_id, /*with_table=*/true, io);
-}
-
 int RunCancelJob(const ServiceFlags& service, int64_t job_id, CommandStreams io) {
   return RunJobCall(service, &Stub::CancelJob, job_id, /*with_table=*/false, io);
-}
-
-int RunListJobs(const ServiceFlags& service, CommandStreams io) {
-  v1::ListJobsReply reply;
-  if (int code = CallService(service, &Stub::ListJobs, v1::ListJobsRequest(), &reply, io.err);
-      code != kExitOk) {
-    return code;
-  }
-  if (service.json) return PrintJson(reply, io);
-  io.out << FormatJobList(reply, absl::LocalTimeZone());
-  return kExitOk;
 }
 
 int RunListWorkers(const ServiceFlags& service, CommandStreams io) {
@@ -229,36 +214,59 @@ int RunListWorkers(const ServiceFlags& service, CommandStreams io) {
   return kExitOk;
 }
 
-int RunBestRecords(const ServiceFlags& service, int64_t job_id, CommandStreams io) {
-  v1::BestRecordsRequest request;
-  request.set_job_id(job_id);
-  v1::BestRecordsReply reply;
-  if (int code = CallService(service, &Stub::BestRecords, request, &reply, io.err);
-      code != kExitOk) {
-    return code;
-  }
-  if (service.json) return PrintJson(reply, io);
-  io.out << FormatBestRecords(reply);
+int RunJobStatus(JobSource& source, int64_t job_id, bool json, CommandStreams io) {
+  absl::StatusOr<v1::JobInfo> job = source.GetJob(job_id);
+  if (!job.ok()) return Fail(job.status(), io.err);
+  if (json) return PrintJson(*job, io);
+  io.out << FormatJobSummary(*job) << FormatTaskTable(*job);
   return kExitOk;
+}
+
+int RunListJobs(JobSource& source, bool json, CommandStreams io) {
+  absl::StatusOr<v1::ListJobsReply> reply = source.ListJobs();
+  if (!reply.ok()) return Fail(reply.status(), io.err);
+  if (json) return PrintJson(*reply, io);
+  io.out << FormatJobList(*reply, absl::LocalTimeZone());
+  return kExitOk;
+}
+
+int RunBestRecords(JobSource& source, int64_t job_id, bool json, CommandStreams io) {
+  absl::StatusOr<v1::BestRecordsReply> reply = source.BestRecords(job_id);
+  if (!reply.ok()) return Fail(reply.status(), io.err);
+  if (json) return PrintJson(*reply, io);
+  io.out << FormatBestRecords(*reply);
+  return kExitOk;
+}
+
+int RunExportJob(JobSource& source, int64_t job_id, const std::string& out_dir, bool json,
+                 CommandStreams io) {
+  if (out_dir.empty()) return Fail(absl::InvalidArgumentError("give --out DIR"), io.err);
+  absl::StatusOr<v1::ExportJobReply> reply = source.ExportJob(job_id);
+  if (!reply.ok()) return Fail(reply.status(), io.err);
+  auto written = WriteExport(*reply, out_dir);
+  if (!written.ok()) return Fail(written.status(), io.err);
+  if (json) return PrintJson(*reply, io);
+  for (const std::string& path : *written) io.out << "wrote " << path << "\n";
+  io.out << absl::StrFormat("exported job %d: %d files and the manifest under %s\n", job_id,
+                            reply->files_size(), out_dir);
+  return kExitOk;
+}
+
+int RunJobStatus(const ServiceFlags& service, int64_t job_id, CommandStreams io) {
+  return RunJobStatus(*MakeServiceJobSource(service), job_id, service.json, io);
+}
+
+int RunListJobs(const ServiceFlags& service, CommandStreams io) {
+  return RunListJobs(*MakeServiceJobSource(service), service.json, io);
+}
+
+int RunBestRecords(const ServiceFlags& service, int64_t job_id, CommandStreams io) {
+  return RunBestRecords(*MakeServiceJobSource(service), job_id, service.json, io);
 }
 
 int RunExportJob(const ServiceFlags& service, int64_t job_id, const std::string& out_dir,
                  CommandStreams io) {
-  if (out_dir.empty()) return Fail(absl::InvalidArgumentError("give --out DIR"), io.err);
-  v1::ExportJobRequest request;
-  request.set_job_id(job_id);
-  v1::ExportJobReply reply;
-  if (int code = CallService(service, &Stub::ExportJob, request, &reply, io.err);
-      code != kExitOk) {
-    return code;
-  }
-  auto written = WriteExport(reply, out_dir);
-  if (!written.ok()) return Fail(written.status(), io.err);
-  if (service.json) return PrintJson(reply, io);
-  for (const std::string& path : *written) io.out << "wrote " << path << "\n";
-  io.out << absl::StrFormat("exported job %d: %d files and the manifest under %s\n", job_id,
-                            reply.files_size(), out_dir);
-  return kExitOk;
+  return RunExportJob(*MakeServiceJobSource(service), job_id, out_dir, service.json, io);
 }
 
 }  // namespace pruner

@@ -17,6 +17,7 @@
 #include <ostream>
 #include <string>
 
+#include "client/job_source.h"
 #include "client/service_connection.h"
 #include "client/submit_spec.h"
 
@@ -46,12 +47,23 @@ int RunSubmit(const ServiceFlags& service, const SubmitFlags& flags, CommandStre
 int RunWatch(const ServiceFlags& service, int64_t job_id, CommandStreams io,
              const std::atomic<bool>* stop = nullptr);
 
-int RunJobStatus(const ServiceFlags& service, int64_t job_id, CommandStreams io);
 int RunCancelJob(const ServiceFlags& service, int64_t job_id, CommandStreams io);
-int RunListJobs(const ServiceFlags& service, CommandStreams io);
 int RunListWorkers(const ServiceFlags& service, CommandStreams io);
-int RunBestRecords(const ServiceFlags& service, int64_t job_id, CommandStreams io);
+
+// What a client reads of jobs, from any JobSource (the server or a local
+// database, job_source.h), printed alike: as tables, or as one JSON object
+// when `json`.
+int RunJobStatus(JobSource& source, int64_t job_id, bool json, CommandStreams io);
+int RunListJobs(JobSource& source, bool json, CommandStreams io);
+int RunBestRecords(JobSource& source, int64_t job_id, bool json, CommandStreams io);
 // Writes the exported files under `out_dir` (see export_writer.h).
+int RunExportJob(JobSource& source, int64_t job_id, const std::string& out_dir, bool json,
+                 CommandStreams io);
+
+// The same against the server at `service`.
+int RunJobStatus(const ServiceFlags& service, int64_t job_id, CommandStreams io);
+int RunListJobs(const ServiceFlags& service, CommandStreams io);
+int RunBestRecords(const ServiceFlags& service, int64_t job_id, CommandStreams io);
 int RunExportJob(const ServiceFlags& service, int64_t job_id, const std::string& out_dir,
                  CommandStreams io);
 

@@ -1,5 +1,5 @@
-// `pruner tune`, `pruner best`, `pruner records`, `pruner jobs`: the tuning
-// loop run in process against a records database.
+// `pruner tune`: the tuning loop run in process against a records
+// database, its rounds printed as `pruner watch` prints a server job's.
 #ifndef PRUNER_CLIENT_TUNE_COMMAND_H_
 #define PRUNER_CLIENT_TUNE_COMMAND_H_
 
@@ -21,14 +21,8 @@ struct TuneCommand {
   TuningOptions options;
 };
 
-// Each returns the process exit code and prints errors to stderr.
+// Returns the process exit code and prints errors to stderr.
 int RunTune(const TuneCommand& command);
-int RunBest(const std::string& db, const std::string& workload_or_job, const std::string& device,
-            bool show_program);
-int RunRecords(const std::string& db, const std::string& workload_key, int64_t limit);
-int RunJobs(const std::string& db);
-int RunExport(const std::string& db, const std::string& path, const std::string& workload_key);
-int RunImport(const std::string& db, const std::string& path);
 
 }  // namespace pruner
 

@@ -78,6 +78,17 @@ absl::StatusOr<v1::JobInfo> JobInfoFromStore(const RecordsStore& store, int64_t 
   return info;
 }
 
+absl::StatusOr<v1::ListJobsReply> ListJobsFromStore(const RecordsStore& store) {
+  PRUNER_ASSIGN_OR_RETURN(auto jobs, store.ListJobs());
+  v1::ListJobsReply reply;
+  for (const StoredJob& job : jobs) {
+    PRUNER_ASSIGN_OR_RETURN(v1::JobInfo info, JobInfoFromStore(store, job.id));
+    info.clear_tasks();  // the list is a summary; GetJob has the tasks
+    *reply.add_jobs() = std::move(info);
+  }
+  return reply;
+}
+
 void ApplyRoundReport(const RoundReport& report, v1::JobInfo* info) {
   info->set_trials(report.trials);
   info->set_trial_budget(report.trial_budget);
@@ -94,6 +105,37 @@ void ApplyRoundReport(const RoundReport& report, v1::JobInfo* info) {
     task->set_best_cost_s(t.best_cost_s);
     task->set_flops(t.flops);
   }
+}
+
+namespace {
+
+// "run timeout" of "run timeout [run]: killed after 10s".
+std::string ErrorClassOf(const std::string& line) {
+  const size_t bracket = line.find(" [");
+  return bracket == std::string::npos ? line.substr(0, line.find(':')) : line.substr(0, bracket);
+}
+
+}  // namespace
+
+v1::ProgressEvent ProgressEventFromRound(const RoundReport& report, v1::JobInfo* info) {
+  ApplyRoundReport(report, info);
+  auto& counts = *info->mutable_error_counts();
+  for (const std::string& e : report.errors) ++counts[ErrorClassOf(e)];
+  v1::ProgressEvent event;
+  *event.mutable_job() = *info;
+  event.set_round(report.round);
+  event.set_task(report.task);
+  event.set_measured(report.measured);
+  event.set_ok(report.ok);
+  for (size_t i = 0; i < report.errors.size() && i < 5; ++i) event.add_errors(report.errors[i]);
+  v1::RoundTime* t = event.mutable_time();
+  t->set_search_s(report.time.search_s);
+  t->set_train_s(report.time.train_s);
+  t->set_measure_s(report.time.measure_s);
+  t->set_build_s(report.time.build_s);
+  t->set_run_s(report.time.run_s);
+  t->set_db_s(report.time.db_s);
+  return event;
 }
 
 absl::StatusOr<v1::BestRecordsReply> BestRecordsOfJob(const RecordsStore& store, int64_t job_id) {

@@ -40,11 +40,6 @@ bool Terminal(const std::string& status) {
 }
 
 // "run error [run]: killed by ..." -> "run error".
-std::string ErrorClassOf(const std::string& line) {
-  const size_t bracket = line.find(" [");
-  return bracket == std::string::npos ? line.substr(0, line.find(':')) : line.substr(0, bracket);
-}
-
 std::map<std::string, RemoteMeasurer::TaskLabel> TaskLabels(const std::vector<StoredTask>& tasks) {
   std::map<std::string, RemoteMeasurer::TaskLabel> labels;
   for (const StoredTask& t : tasks) labels.emplace(t.workload_key, RemoteMeasurer::TaskLabel{t.index, t.name});
@@ -204,25 +199,10 @@ v1::JobInfo JobManager::SnapshotLocked(const LiveJob& live) const {
 void JobManager::RunJob(LiveJob* live) {
   auto on_round = [this, live](const RoundReport& report) {
     std::lock_guard<std::mutex> lock(mu_);
-    ApplyRoundReport(report, &live->info);
     live->info.clear_message();
-    auto& counts = *live->info.mutable_error_counts();
-    for (const std::string& e : report.errors) ++counts[ErrorClassOf(e)];
-    v1::ProgressEvent event;
+    v1::ProgressEvent event = ProgressEventFromRound(report, &live->info);
     *event.mutable_job() = SnapshotLocked(*live);
-    event.set_round(report.round);
-    event.set_task(report.task);
-    event.set_measured(report.measured);
-    event.set_ok(report.ok);
-    for (size_t i = 0; i < report.errors.size() && i < 5; ++i) event.add_errors(report.errors[i]);
-    v1::RoundTime* t = event.mutable_time();
-    t->set_search_s(report.time.search_s);
-    t->set_train_s(report.time.train_s);
-    t->set_measure_s(report.time.measure_s);
-    t->set_build_s(report.time.build_s);
-    t->set_run_s(report.time.run_s);
-    t->set_db_s(report.time.db_s);
-    t->set_queue_wait_s(live->measurer->last_queue_wait_s());
+    event.mutable_time()->set_queue_wait_s(live->measurer->last_queue_wait_s());
     PushEventLocked(live, std::move(event));
   };
   const absl::Status status = live->job->Run(on_round, RunLimits{-1, &live->stop});

@@ -469,7 +469,9 @@ TEST_F(FarmTest, ReflectionListsBothServices) {
 }
 
 // The `pruner` binary as a user runs it: submit with --watch, then best and
-// export, with the server address and token from the environment.
+// export, with the server address and token from the environment; then the
+// same job read from the records database in process (--db), which prints
+// what the server printed.
 TEST_F(FarmTest, CommandLineSubmitWatchBestExport) {
   StartServer();
   farm_->StartWorker("w1");
@@ -508,6 +510,23 @@ TEST_F(FarmTest, CommandLineSubmitWatchBestExport) {
   std::string json_jobs;
   ASSERT_EQ(run("jobs --json", &json_jobs), 0) << json_jobs;
   EXPECT_NE(json_jobs.find("\"status\":\"done\""), std::string::npos) << json_jobs;
+
+  const std::string db = " --db " + farm_->db_path();
+  std::string local_best;
+  ASSERT_EQ(run("best 1" + db, &local_best), 0) << local_best;
+  EXPECT_EQ(local_best, best);
+  std::string local_jobs;
+  ASSERT_EQ(run("jobs --json" + db, &local_jobs), 0) << local_jobs;
+  EXPECT_NE(local_jobs.find("\"status\":\"done\""), std::string::npos) << local_jobs;
+  const std::string local_dir = farm_->dir() + "/kernels-local";
+  std::string local_export;
+  ASSERT_EQ(run("export 1 --out " + local_dir + db, &local_export), 0) << local_export;
+  std::ifstream local_manifest(local_dir + "/manifest.json");
+  ASSERT_TRUE(local_manifest.good()) << local_export;
+  EXPECT_EQ(nlohmann::json::parse(local_manifest), parsed);
+  std::string missing;
+  EXPECT_EQ(run("best 1 --db " + farm_->dir() + "/no-such.db", &missing), 2);
+  EXPECT_NE(missing.find("no records database"), std::string::npos) << missing;
 }
 
 }  // namespace

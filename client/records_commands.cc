@@ -1,0 +1,94 @@
+#include "client/records_commands.h"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "common/base/status_macros.h"
+#include "common/lower/lower.h"
+#include "common/schedule/state.h"
+#include "common/schedule/step.h"
+#include "common/store/records_store.h"
+
+namespace pruner {
+namespace {
+
+int Fail(const absl::Status& status) {
+  std::cerr << "error: " << status.message() << "\n";
+  return 2;
+}
+
+absl::StatusOr<std::string> LoweredProgram(const RecordsStore& store, const StoredRecord& best,
+                                           ComputeDag dag) {
+  auto shared = std::make_shared<const ComputeDag>(std::move(dag));
+  PRUNER_ASSIGN_OR_RETURN(auto steps, ParseSteps(best.steps));
+  PRUNER_ASSIGN_OR_RETURN(State state, State::Replay(shared, steps));
+  PRUNER_ASSIGN_OR_RETURN(DeviceProfile profile, store.GetDevice(best.device_key));
+  PRUNER_ASSIGN_OR_RETURN(Program program, Lower(state, profile));
+  return program.ToString();
+}
+
+}  // namespace
+
+int RunRecordsShow(const std::string& db, const std::string& workload_key, int64_t limit) {
+  auto store = RecordsStore::Open(db);
+  if (!store.ok()) return Fail(store.status());
+  auto records = (*store)->ListRecords(workload_key, "", limit);
+  if (!records.ok()) return Fail(records.status());
+  for (const StoredRecord& r : *records) {
+    if (r.result.ok()) {
+      std::printf("%6lld  %-28s  %10.4f ms  %s\n", static_cast<long long>(r.id),
+                  r.device_key.c_str(), r.result.mean_s * 1e3, r.steps.c_str());
+    } else {
+      std::printf("%6lld  %-28s  %s\n", static_cast<long long>(r.id), r.device_key.c_str(),
+                  r.result.Describe().substr(0, 200).c_str());
+    }
+  }
+  std::printf("%zu records\n", records->size());
+  return 0;
+}
+
+int RunRecordsBest(const std::string& db, const std::string& workload_key,
+                   const std::string& device_key, bool show_program) {
+  auto store = RecordsStore::Open(db);
+  if (!store.ok()) return Fail(store.status());
+  auto best = (*store)->BestRecord(workload_key, device_key);
+  if (!best.ok()) {
+    std::printf("%s: no valid record on %s\n", workload_key.c_str(), device_key.c_str());
+    return 1;
+  }
+  auto dag = (*store)->GetWorkload(workload_key);
+  if (!dag.ok()) return Fail(dag.status());
+  const double gflops = dag->FlopCount() / best->result.mean_s / 1e9;
+  std::printf("workload %s  device %s  record %lld\n  %.4f ms  %.1f GFLOP/s  (%zu repeats)\n  %s\n",
+              workload_key.c_str(), device_key.c_str(), static_cast<long long>(best->id),
+              best->result.mean_s * 1e3, gflops, best->result.repeat_costs_s.size(),
+              best->steps.c_str());
+  if (show_program) {
+    auto program = LoweredProgram(**store, *best, *std::move(dag));
+    if (!program.ok()) return Fail(program.status());
+    std::printf("%s\n", program->c_str());
+  }
+  return 0;
+}
+
+int RunRecordsExport(const std::string& db, const std::string& path,
+                     const std::string& workload_key) {
+  auto store = RecordsStore::Open(db);
+  if (!store.ok()) return Fail(store.status());
+  if (absl::Status s = (*store)->ExportJsonLines(path, workload_key); !s.ok()) return Fail(s);
+  std::printf("exported to %s\n", path.c_str());
+  return 0;
+}
+
+int RunRecordsImport(const std::string& db, const std::string& path) {
+  auto store = RecordsStore::Open(db);
+  if (!store.ok()) return Fail(store.status());
+  auto added = (*store)->ImportJsonLines(path);
+  if (!added.ok()) return Fail(added.status());
+  std::printf("imported %lld records\n", static_cast<long long>(*added));
+  return 0;
+}
+
+}  // namespace pruner
