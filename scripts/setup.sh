@@ -9,7 +9,7 @@ PACKAGES=(
   libabsl-dev libsqlite3-dev sqlite3 libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libspdlog-dev
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev
   libxgboost-dev
 )

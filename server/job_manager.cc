@@ -4,7 +4,6 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
-#include <iostream>
 #include <set>
 #include <thread>
 
@@ -12,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "common/base/status_macros.h"
 #include "common/tune/tuning_job.h"
+#include "proto/daemon_log.h"
 #include "proto/wire_convert.h"
 #include "server/job_info.h"
 #include "server/remote_measurer.h"
@@ -123,8 +123,7 @@ absl::StatusOr<int> JobManager::ResumeUnfinished() {
     auto live = std::make_unique<LiveJob>();
     auto options = TuningOptionsFromJson(stored.options_json);
     if (!options.ok()) {
-      std::cerr << "pruner-server: job " << stored.id << " cannot be resumed: "
-                << options.status().message() << "\n";
+      LogError(absl::StrCat("job ", stored.id, " cannot be resumed: ", options.status().message()));
       (void)store_->SetJobStatus(stored.id, JobStatus::kFailed);
       continue;
     }
@@ -132,16 +131,15 @@ absl::StatusOr<int> JobManager::ResumeUnfinished() {
                                                       TaskLabels(stored.tasks));
     auto job = TuningJob::Resume(store_, live->measurer.get(), stored.id);
     if (!job.ok()) {
-      std::cerr << "pruner-server: job " << stored.id << " cannot be resumed: "
-                << job.status().message() << "\n";
+      LogError(absl::StrCat("job ", stored.id, " cannot be resumed: ", job.status().message()));
       (void)store_->SetJobStatus(stored.id, JobStatus::kFailed);
       continue;
     }
     live->id = stored.id;
     live->job = *std::move(job);
     PRUNER_ASSIGN_OR_RETURN(auto started, StartLiveJob(std::move(live)));
-    std::cerr << "pruner-server: resumed job " << stored.id << " at " << started.trials() << "/"
-              << started.trial_budget() << " trials\n";
+    LogInfo(absl::StrCat("resumed job ", stored.id, " at ", started.trials(), "/",
+                         started.trial_budget(), " trials"));
     ++resumed;
   }
   return resumed;
@@ -221,7 +219,7 @@ void JobManager::RunJob(LiveJob* live) {
     (void)store_->SetJobStatus(live->id, JobStatus::kPending);
   } else if (!status.ok()) {
     (void)store_->SetJobStatus(live->id, JobStatus::kFailed);
-    std::cerr << "pruner-server: job " << live->id << " failed: " << status.message() << "\n";
+    LogWarning(absl::StrCat("job ", live->id, " failed: ", status.message()));
   }
   // The engine's state (models, populations) is no longer needed.
   live->job.reset();

@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "proto/daemon_log.h"
 #include "server/pruner_server.h"
 
 namespace {
@@ -66,7 +68,13 @@ int main(int argc, char** argv) {
                  "jobs allowed to wait; more submissions are refused")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "debug, info, warning or error")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  if (absl::Status logging = pruner::InitDaemonLog("pruner-server", log_level); !logging.ok()) {
+    std::cerr << "error: " << logging.message() << "\n";
+    return 2;
+  }
   options.dispatcher.lease_timeout = std::chrono::milliseconds(lease_timeout_ms);
   options.dispatcher.heartbeat_interval = std::chrono::milliseconds(heartbeat_ms);
   if (heartbeat_ms * 2 > lease_timeout_ms) {
@@ -111,7 +119,7 @@ int main(int argc, char** argv) {
   std::thread signal_thread([raw, &signals] {
     int signal = 0;
     sigwait(&signals, &signal);
-    std::cerr << "pruner-server: signal " << signal << ", stopping (jobs stay resumable)\n";
+    pruner::LogInfo(absl::StrCat("signal ", signal, ", stopping (jobs stay resumable)"));
     raw->Shutdown();
   });
   (*server)->Wait();

@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "proto/daemon_log.h"
 #include "worker/rpc_outcome.h"
-#include "worker/worker_log.h"
 
 namespace pruner {
 
@@ -13,9 +13,9 @@ void ConnectionMonitor::Answered() {
   const double down_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - lost_at_).count();
   if (reached_once_) {
-    WorkerLog(absl::StrFormat("connection to %s restored after %.1f s", server_, down_s));
+    LogInfo(absl::StrFormat("connection to %s restored after %.1f s", server_, down_s));
   } else if (state_ == State::kDown) {
-    WorkerLog(absl::StrFormat("reached %s after %.1f s", server_, down_s));
+    LogInfo(absl::StrFormat("reached %s after %.1f s", server_, down_s));
   }
   state_ = State::kUp;
   reached_once_ = true;
@@ -26,7 +26,7 @@ void ConnectionMonitor::Unreachable(const grpc::Status& status) {
   if (state_ == State::kDown) return;
   state_ = State::kDown;
   lost_at_ = std::chrono::steady_clock::now();
-  WorkerLog(absl::StrCat(reached_once_ ? "connection to " : "cannot reach ", server_,
+  LogWarning(absl::StrCat(reached_once_ ? "connection to " : "cannot reach ", server_,
                          reached_once_ ? " lost (" : " (", DescribeRpcStatus(status),
                          "); retrying with backoff"));
 }

@@ -9,10 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/base/status_macros.h"
+#include "proto/daemon_log.h"
 #include "worker/backoff.h"
 #include "worker/lease_measurement.h"
 #include "worker/rpc_outcome.h"
-#include "worker/worker_log.h"
 
 namespace pruner {
 namespace {
@@ -79,7 +79,7 @@ absl::Status WorkerDaemon::Run() {
     FlushOutbox(options_.stop_report_timeout);
   }
   if (outbox_.size() > 0) {
-    WorkerLog(absl::StrCat("stopped with ", Plural(static_cast<int>(outbox_.size()), "report"),
+    LogInfo(absl::StrCat("stopped with ", Plural(static_cast<int>(outbox_.size()), "report"),
                            " not delivered (the server re-queues that work)"));
   }
   return fatal;
@@ -178,7 +178,7 @@ WorkerDaemon::CallResult WorkerDaemon::RegisterOnce() {
   }
   cv_.notify_all();
   ++registrations_;
-  WorkerLog(absl::StrFormat(
+  LogInfo(absl::StrFormat(
       "registered with %s as worker %s (%s, device %s, %s; heartbeat every %d ms, lease "
       "timeout %d ms)",
       options_.server_address, reply.worker_id(), name_, device_.profile.name,
@@ -211,7 +211,7 @@ WorkerDaemon::CallResult WorkerDaemon::HeartbeatOnce() {
   }
   if (!status.ok()) {
     // The server is up but unhappy; the next heartbeat may fare better.
-    WorkerLog(absl::StrCat("heartbeat failed: ", DescribeRpcStatus(status)));
+    LogWarning(absl::StrCat("heartbeat failed: ", DescribeRpcStatus(status)));
     return CallResult::kOk;
   }
   if (!reply.known()) {
@@ -248,7 +248,7 @@ void WorkerDaemon::SlotLoop(int slot) {
     }
     if (!status.ok()) {
       const std::string why = DescribeRpcStatus(status);
-      if (why != last_refusal) WorkerLog(absl::StrCat("slot ", slot, ": lease refused: ", why));
+      if (why != last_refusal) LogInfo(absl::StrCat("slot ", slot, ": lease refused: ", why));
       last_refusal = why;
       if (!SleepUnlessStopped(backoff.Next())) return;
       continue;
@@ -264,7 +264,7 @@ void WorkerDaemon::MeasureAndReport(int slot, const v1::Lease& lease, uint64_t g
   ++leases_;
   const std::string& id = lease.lease_id();
   const int n = lease.candidates_size();
-  WorkerLog(absl::StrFormat("slot %d: lease %s: %s for job %d task %d (%s)", slot, id,
+  LogInfo(absl::StrFormat("slot %d: lease %s: %s for job %d task %d (%s)", slot, id,
                             Plural(n, "candidate"), lease.job_id(), lease.task_index(),
                             lease.workload().name().empty() ? lease.workload().key()
                                                             : lease.workload().name()));
@@ -295,7 +295,7 @@ void WorkerDaemon::MeasureAndReport(int slot, const v1::Lease& lease, uint64_t g
   }
   if (state.dropped) {
     ++leases_dropped_;
-    WorkerLog(absl::StrCat("slot ", slot, ": lease ", id, " dropped (", state.why_dropped,
+    LogWarning(absl::StrCat("slot ", slot, ": lease ", id, " dropped (", state.why_dropped,
                            "): its results are not reported"));
     return;
   }
@@ -305,15 +305,15 @@ void WorkerDaemon::MeasureAndReport(int slot, const v1::Lease& lease, uint64_t g
   for (v1::CandidateResult& result : measured.results) *report.add_results() = std::move(result);
   if (!measured.infrastructure_error.empty()) {
     report.set_infrastructure_error(measured.infrastructure_error);
-    WorkerLog(absl::StrCat("slot ", slot, ": lease ", id, ": ", measured.infrastructure_error));
+    LogWarning(absl::StrCat("slot ", slot, ": lease ", id, ": ", measured.infrastructure_error));
   } else if (measured.abandoned) {
     report.set_infrastructure_error(absl::StrCat("worker ", name_, " is stopping: ",
                                                  report.results_size(), " of ", n,
                                                  " candidates measured"));
-    WorkerLog(absl::StrFormat("slot %d: lease %s abandoned on stop after %d of %d candidates",
+    LogInfo(absl::StrFormat("slot %d: lease %s abandoned on stop after %d of %d candidates",
                               slot, id, report.results_size(), n));
   } else {
-    WorkerLog(absl::StrFormat("slot %d: lease %s measured: %d of %d ok in %.1f s", slot, id,
+    LogInfo(absl::StrFormat("slot %d: lease %s measured: %d of %d ok in %.1f s", slot, id,
                               CountOk(measured.results), n, seconds));
   }
   outbox_.Add(std::move(report));
@@ -338,13 +338,13 @@ void WorkerDaemon::FlushOutbox(milliseconds timeout) {
     outbox_.Answered(report.lease_id());
     ++reports_answered_;
     if (status.ok()) {
-      WorkerLog(absl::StrFormat("reported lease %s: %d accepted, %d duplicates, %d unknown%s",
+      LogInfo(absl::StrFormat("reported lease %s: %d accepted, %d duplicates, %d unknown%s",
                                 report.lease_id(), reply.accepted(), reply.duplicates(),
                                 reply.unknown(),
                                 report.infrastructure_error().empty() ? ""
                                                                       : " (infrastructure error)"));
     } else {
-      WorkerLog(absl::StrCat("the server refused the results of lease ", report.lease_id(), " (",
+      LogWarning(absl::StrCat("the server refused the results of lease ", report.lease_id(), " (",
                              DescribeRpcStatus(status), "): not sent again"));
     }
   }
@@ -353,7 +353,7 @@ void WorkerDaemon::FlushOutbox(milliseconds timeout) {
 void WorkerDaemon::ExpireOldReports() {
   for (const std::string& lease_id : outbox_.ExpireOld()) {
     ++reports_given_up_;
-    WorkerLog(absl::StrCat("gave up on the results of lease ", lease_id, " after ",
+    LogError(absl::StrCat("gave up on the results of lease ", lease_id, " after ",
                            std::chrono::duration_cast<std::chrono::seconds>(
                                options_.result_retention).count(),
                            " s without an answer"));
@@ -388,7 +388,7 @@ void WorkerDaemon::ForgetRegistration(uint64_t generation, const std::string& wh
     session_wake_ = true;
   }
   cv_.notify_all();
-  WorkerLog(absl::StrCat("worker ", old_id, " is unknown to the server (", why,
+  LogWarning(absl::StrCat("worker ", old_id, " is unknown to the server (", why,
                          "); registering again",
                          dropped > 0 ? absl::StrCat(", dropping ", Plural(dropped, "lease"),
                                                     " in progress")
@@ -408,9 +408,9 @@ void WorkerDaemon::RevokeLease(const std::string& lease_id) {
   }
   if (outbox_.Drop(lease_id)) {
     ++leases_dropped_;
-    WorkerLog(absl::StrCat("lease ", lease_id, " revoked by the server: its results are dropped"));
+    LogWarning(absl::StrCat("lease ", lease_id, " revoked by the server: its results are dropped"));
   } else if (was_active) {
-    WorkerLog(absl::StrCat("lease ", lease_id, " revoked by the server: stopping its measurement"));
+    LogWarning(absl::StrCat("lease ", lease_id, " revoked by the server: stopping its measurement"));
   }
 }
 

@@ -20,11 +20,12 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/absl_compat.h"
 #include "google/protobuf/util/json_util.h"
+#include "proto/daemon_log.h"
 #include "proto/rpc_credentials.h"
 #include "worker/worker_daemon.h"
 #include "worker/worker_device.h"
-#include "worker/worker_log.h"
 #include "worker/worker_options.h"
 
 namespace pruner {
@@ -71,12 +72,12 @@ void WatchStopSignals(WorkerDaemon* daemon) {
     if (n != 1 || byte == 0) return;
     const char* name = sigabbrev_np(byte);
     if (++received == 1) {
-      WorkerLog(absl::StrCat("SIG", name != nullptr ? name : "?",
+      LogInfo(absl::StrCat("SIG", name != nullptr ? name : "?",
                              ": stopping after the current measurement "
                              "(signal again to exit now)"));
       daemon->Stop();
     } else {
-      WorkerLog("second signal: exiting now, abandoning the current measurement");
+      LogInfo("second signal: exiting now, abandoning the current measurement");
       _exit(128 + byte);
     }
   }
@@ -147,7 +148,13 @@ int Main(int argc, char** argv) {
       ->envname("PRUNER_WORK_DIR");
   app.add_flag("--show-device", show_device,
                "print the device this worker would register, as JSON, and exit");
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "debug, info, warning or error")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  if (absl::Status logging = InitDaemonLog("pruner-worker", log_level); !logging.ok()) {
+    std::fprintf(stderr, "pruner-worker: %s\n", std::string(logging.message()).c_str());
+    return kExitConfiguration;
+  }
 
   auto device = ResolveWorkerDevice(device_name);
   if (!device.ok()) {
@@ -172,17 +179,17 @@ int Main(int argc, char** argv) {
     return kExitFatal;
   }
   WorkerDaemon daemon(std::move(options), *std::move(device));
-  WorkerLog(absl::StrCat("pruner-worker ", daemon.name(), " starting"));
+  LogInfo(absl::StrCat("pruner-worker ", daemon.name(), " starting"));
   std::thread watcher(WatchStopSignals, &daemon);
   const absl::Status status = daemon.Run();
   const unsigned char done = 0;
   [[maybe_unused]] const ssize_t n = write(g_signal_pipe[1], &done, 1);
   watcher.join();
   if (!status.ok()) {
-    std::fprintf(stderr, "pruner-worker: %s\n", std::string(status.message()).c_str());
+    LogError(FromAbsl(status.message()));
     return ExitCodeFor(status);
   }
-  WorkerLog("stopped");
+  LogInfo("stopped");
   return 0;
 }
 
