@@ -38,11 +38,10 @@ absl::Status DraftVerifyOptions::Validate() const {
 DraftVerifySearchPolicy::DraftVerifySearchPolicy(SearchTask task, CostModel* drafter,
                                                  CostModel* verifier, DraftVerifyOptions options,
                                                  uint64_t seed)
-    : task_(std::move(task)),
+    : SketchSearchPolicy(std::move(task), options.sketch, seed),
       drafter_(drafter),
       verifier_(verifier),
-      options_(std::move(options)),
-      rng_(seed) {}
+      options_(std::move(options)) {}
 
 DraftVerifySearchPolicy::DraftVerifySearchPolicy(SearchTask task,
                                                  std::unique_ptr<CostModel> drafter,
@@ -52,32 +51,14 @@ DraftVerifySearchPolicy::DraftVerifySearchPolicy(SearchTask task,
   owned_drafter_ = std::move(drafter);
 }
 
-absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::Propose(int n) {
-  ScopedSeconds total(&counters_.total_s);
-  if (n < 1) return absl::InvalidArgumentError(absl::StrCat("Propose(", n, "): n must be >= 1"));
+absl::Status DraftVerifySearchPolicy::CheckReady() const {
   if (drafter_ == nullptr || verifier_ == nullptr) {
     return absl::FailedPreconditionError("the draft-verify policy needs a drafter and a verifier");
   }
-  PRUNER_RETURN_IF_ERROR(options_.Validate());
-  if (!have_sketches_) {
-    ScopedSeconds timer(&counters_.sketch_s);
-    PRUNER_ASSIGN_OR_RETURN(auto sketches, TaskSketches(task_, options_.sketch));
-    sketches_ = std::move(sketches);
-    have_sketches_ = true;
-  }
-  for (int attempt = 0; attempt <= options_.retry_on_empty; ++attempt) {
-    auto picks = SearchOneRound(n);
-    if (!picks.ok() || !picks->empty()) {
-      if (picks.ok()) counters_.proposed += static_cast<int64_t>(picks->size());
-      return picks;
-    }
-    draft_.clear();  // an empty round redrafts on its retry
-  }
-  return std::vector<State>{};
+  return options_.Validate();
 }
 
 absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::SearchOneRound(int n) {
-  ++counters_.rounds;
   last_round_ = DraftVerifyRoundStats{};
   auto excluded = [this](const std::string& s) { return measured_.Contains(s); };
 
@@ -158,8 +139,5 @@ absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::SearchOneRound(int n
                                  &last_round_.picks);
 }
 
-void DraftVerifySearchPolicy::Record(const std::vector<MeasuredState>& results) {
-  measured_.AddResults(results);
-}
 
 }  // namespace pruner

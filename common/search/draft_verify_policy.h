@@ -41,7 +41,7 @@
 #include "common/search/eps_greedy.h"
 #include "common/search/evolutionary_search.h"
 #include "common/search/measured_states.h"
-#include "common/search/search_policy.h"
+#include "common/search/sketch_search_policy.h"
 
 namespace pruner {
 
@@ -64,7 +64,7 @@ struct DraftVerifyOptions {
   absl::Status Validate() const;
 };
 
-class DraftVerifySearchPolicy : public SearchPolicy {
+class DraftVerifySearchPolicy : public SketchSearchPolicy {
  public:
   DraftVerifySearchPolicy(SearchTask task, CostModel* drafter, CostModel* verifier,
                           DraftVerifyOptions options, uint64_t seed);
@@ -74,9 +74,6 @@ class DraftVerifySearchPolicy : public SearchPolicy {
                           CostModel* verifier, DraftVerifyOptions options, uint64_t seed);
 
   std::string Name() const override { return "draft-verify"; }
-  absl::StatusOr<std::vector<State>> Propose(int n) override;
-  void Record(const std::vector<MeasuredState>& results) override;
-  SearchCounters Counters() const override { return counters_; }
 
   std::optional<DraftVerifyRoundStats> LastDraftVerifyRound() const override {
     return last_round_;
@@ -86,20 +83,17 @@ class DraftVerifySearchPolicy : public SearchPolicy {
   int64_t verifier_scored() const { return verifier_scored_; }
 
  private:
-  absl::StatusOr<std::vector<State>> SearchOneRound(int n);
+  absl::Status CheckReady() const override;
+  int RetriesOnEmpty() const override { return options_.retry_on_empty; }
+  absl::StatusOr<std::vector<State>> SearchOneRound(int n) override;
+  void OnEmptyRound() override { draft_.clear(); }  // the retry redrafts
 
-  SearchTask task_;
   std::unique_ptr<CostModel> owned_drafter_;
   CostModel* drafter_;
   CostModel* verifier_;
   DraftVerifyOptions options_;
-  Rng rng_;
-  bool have_sketches_ = false;
-  std::vector<Sketch> sketches_;
-  MeasuredStates measured_;
   std::vector<State> draft_;  // the cached S_spec
   int rounds_ = 0;
-  SearchCounters counters_;
   DraftVerifyRoundStats last_round_;
   int64_t drafter_scored_ = 0;
   int64_t verifier_scored_ = 0;

@@ -42,33 +42,18 @@ absl::Status EvolutionaryOptions::Validate() const {
 
 EvolutionarySearchPolicy::EvolutionarySearchPolicy(SearchTask task, CostModel* model,
                                                    EvolutionaryOptions options, uint64_t seed)
-    : task_(std::move(task)), model_(model), options_(std::move(options)), rng_(seed) {}
+    : SketchSearchPolicy(std::move(task), options.sketch, seed),
+      model_(model),
+      options_(std::move(options)) {}
 
-absl::StatusOr<std::vector<State>> EvolutionarySearchPolicy::Propose(int n) {
-  ScopedSeconds total(&counters_.total_s);
-  if (n < 1) return absl::InvalidArgumentError(absl::StrCat("Propose(", n, "): n must be >= 1"));
+absl::Status EvolutionarySearchPolicy::CheckReady() const {
   if (model_ == nullptr) {
     return absl::FailedPreconditionError("the evolutionary policy needs a cost model");
   }
-  PRUNER_RETURN_IF_ERROR(options_.Validate());
-  if (!have_sketches_) {
-    ScopedSeconds timer(&counters_.sketch_s);
-    PRUNER_ASSIGN_OR_RETURN(auto sketches, TaskSketches(task_, options_.sketch));
-    sketches_ = std::move(sketches);
-    have_sketches_ = true;
-  }
-  for (int attempt = 0; attempt <= options_.retry_on_empty; ++attempt) {
-    auto picks = SearchOneRound(n);
-    if (!picks.ok() || !picks->empty()) {
-      if (picks.ok()) counters_.proposed += static_cast<int64_t>(picks->size());
-      return picks;
-    }
-  }
-  return std::vector<State>{};
+  return options_.Validate();
 }
 
 absl::StatusOr<std::vector<State>> EvolutionarySearchPolicy::SearchOneRound(int n) {
-  ++counters_.rounds;
   last_round_ = EvolutionaryRoundStats{};
   last_round_.num_iters = options_.num_iters;
 
@@ -121,8 +106,5 @@ absl::StatusOr<std::vector<State>> EvolutionarySearchPolicy::SearchOneRound(int 
                                  &last_round_.picks);
 }
 
-void EvolutionarySearchPolicy::Record(const std::vector<MeasuredState>& results) {
-  measured_.AddResults(results);
-}
 
 }  // namespace pruner

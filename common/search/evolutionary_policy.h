@@ -34,7 +34,7 @@
 #include "common/sketch/sketch.h"
 #include "common/search/eps_greedy.h"
 #include "common/search/measured_states.h"
-#include "common/search/search_policy.h"
+#include "common/search/sketch_search_policy.h"
 
 namespace pruner {
 
@@ -72,34 +72,24 @@ struct EvolutionaryRoundStats {
   PickStats picks;
 };
 
-class EvolutionarySearchPolicy : public SearchPolicy {
+class EvolutionarySearchPolicy : public SketchSearchPolicy {
  public:
   // `model` must outlive the policy; it is shared, not owned.
   EvolutionarySearchPolicy(SearchTask task, CostModel* model, EvolutionaryOptions options,
                            uint64_t seed);
 
   std::string Name() const override { return "evolutionary"; }
-  absl::StatusOr<std::vector<State>> Propose(int n) override;
-  void Record(const std::vector<MeasuredState>& results) override;
-  SearchCounters Counters() const override { return counters_; }
 
-  const SearchTask& task() const { return task_; }
   const EvolutionaryOptions& options() const { return options_; }
   const EvolutionaryRoundStats& last_round() const { return last_round_; }
-  // States proposed or recorded so far (the de-duplication set).
-  size_t num_known() const { return measured_.size(); }
 
  private:
-  absl::StatusOr<std::vector<State>> SearchOneRound(int n);
+  absl::Status CheckReady() const override;
+  int RetriesOnEmpty() const override { return options_.retry_on_empty; }
+  absl::StatusOr<std::vector<State>> SearchOneRound(int n) override;
 
-  SearchTask task_;
   CostModel* model_;
   EvolutionaryOptions options_;
-  Rng rng_;
-  bool have_sketches_ = false;
-  std::vector<Sketch> sketches_;
-  MeasuredStates measured_;
-  SearchCounters counters_;
   EvolutionaryRoundStats last_round_;
 };
 

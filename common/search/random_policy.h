@@ -10,11 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "common/search/sketch_search_policy.h"
 #include "common/sketch/annotate.h"
-#include "common/sketch/random.h"
 #include "common/sketch/sketch.h"
-#include "common/search/measured_states.h"
-#include "common/search/search_policy.h"
 
 namespace pruner {
 
@@ -25,26 +23,16 @@ struct RandomPolicyOptions {
   SketchOptions sketch;
 };
 
-class RandomSearchPolicy : public SearchPolicy {
+class RandomSearchPolicy : public SketchSearchPolicy {
  public:
   RandomSearchPolicy(SearchTask task, uint64_t seed, RandomPolicyOptions options = {});
 
   std::string Name() const override { return "random"; }
-  absl::StatusOr<std::vector<State>> Propose(int n) override;
-  void Record(const std::vector<MeasuredState>& results) override;
-  SearchCounters Counters() const override { return counters_; }
-
-  const SearchTask& task() const { return task_; }
-  size_t num_known() const { return measured_.size(); }
 
  private:
-  SearchTask task_;
+  absl::StatusOr<std::vector<State>> SearchOneRound(int n) override;
+
   RandomPolicyOptions options_;
-  Rng rng_;
-  bool have_sketches_ = false;
-  std::vector<Sketch> sketches_;
-  MeasuredStates measured_;
-  SearchCounters counters_;
 };
 
 }  // namespace pruner

@@ -1,0 +1,41 @@
+#include "common/search/sketch_search_policy.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "common/search/task_sketches.h"
+
+namespace pruner {
+
+SketchSearchPolicy::SketchSearchPolicy(SearchTask task, SketchOptions sketch_options,
+                                       uint64_t seed)
+    : task_(std::move(task)), rng_(seed), sketch_options_(std::move(sketch_options)) {}
+
+absl::StatusOr<std::vector<State>> SketchSearchPolicy::Propose(int n) {
+  ScopedSeconds total(&counters_.total_s);
+  if (n < 1) return absl::InvalidArgumentError(absl::StrCat("Propose(", n, "): n must be >= 1"));
+  PRUNER_RETURN_IF_ERROR(CheckReady());
+  if (!have_sketches_) {
+    ScopedSeconds timer(&counters_.sketch_s);
+    PRUNER_ASSIGN_OR_RETURN(sketches_, TaskSketches(task_, sketch_options_));
+    have_sketches_ = true;
+  }
+  const int retries = RetriesOnEmpty();
+  for (int attempt = 0; attempt <= retries; ++attempt) {
+    ++counters_.rounds;
+    PRUNER_ASSIGN_OR_RETURN(std::vector<State> picks, SearchOneRound(n));
+    if (!picks.empty()) {
+      counters_.proposed += static_cast<int64_t>(picks.size());
+      return picks;
+    }
+    OnEmptyRound();
+  }
+  return std::vector<State>{};
+}
+
+void SketchSearchPolicy::Record(const std::vector<MeasuredState>& results) {
+  measured_.AddResults(results);
+}
+
+}  // namespace pruner
