@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "common/lower/loop_nest_walker.h"
+
 namespace pruner {
 namespace {
 
-class StoreWalker {
+class StoreWalker : public LoopNestWalker {
  public:
   StoreWalker(const Program& program, const std::function<void(const StoreSite&)>& visit)
       : program_(program), visit_(visit) {}
@@ -13,62 +15,19 @@ class StoreWalker {
   void Run() {
     for (size_t k = 0; k < program_.kernels.size(); ++k) {
       kernel_ = static_cast<int>(k);
-      if (program_.kernels[k].body != nullptr) Visit(*program_.kernels[k].body);
+      if (program_.kernels[k].body != nullptr) Walk(*program_.kernels[k].body);
     }
   }
 
  private:
-  struct Frame {
-    LoopInfo loop;
-    bool shadowed = false;
-  };
-
-  void Visit(const StmtNode& s) {
-    switch (s.kind) {
-      case StmtKind::kFor:
-        VisitFor(s);
-        break;
-      case StmtKind::kSeq:
-        for (const Stmt& child : s.seq) Visit(*child);
-        break;
-      case StmtKind::kIfThenElse:
-        if (s.body != nullptr) Visit(*s.body);
-        if (s.else_body != nullptr) Visit(*s.else_body);
-        break;
-      case StmtKind::kAllocate:
-        if (s.body != nullptr) Visit(*s.body);
-        break;
-      case StmtKind::kStore:
-        VisitStore(s);
-        break;
-      case StmtKind::kBarrier:
-        break;
-    }
-  }
-
-  void VisitFor(const StmtNode& s) {
-    int shadow = -1;
-    if (IsThreadBindingKind(s.for_kind)) {
-      for (int j = static_cast<int>(frames_.size()) - 1; j >= 0; --j) {
-        if (!frames_[j].shadowed && frames_[j].loop.kind == s.for_kind) {
-          shadow = j;
-          break;
-        }
-      }
-    }
-    if (shadow >= 0) frames_[shadow].shadowed = true;
-    // A loop that runs zero times would zero every product; it does no work
-    // the analyzer could rank anyway.
-    frames_.push_back({LoopInfo{s.var, std::max<int64_t>(s.extent, 1), s.for_kind}, false});
-    if (s.body != nullptr) Visit(*s.body);
-    frames_.pop_back();
-    if (shadow >= 0) frames_[shadow].shadowed = false;
-  }
-
-  void VisitStore(const StmtNode& s) {
+  void VisitStore(const StmtNode& s) override {
     loops_.clear();
-    for (const Frame& f : frames_) {
-      if (!f.shadowed) loops_.push_back(f.loop);
+    for (const EnclosingLoop& enclosing : enclosing_loops()) {
+      if (enclosing.shadowed) continue;
+      const StmtNode& loop = *enclosing.loop;
+      // A loop that runs zero times would zero every product; it does no
+      // work the analyzer could rank anyway.
+      loops_.push_back(LoopInfo{loop.var, std::max<int64_t>(loop.extent, 1), loop.for_kind});
     }
     StoreSite site;
     site.program = &program_;
@@ -81,7 +40,6 @@ class StoreWalker {
   const Program& program_;
   const std::function<void(const StoreSite&)>& visit_;
   int kernel_ = 0;
-  std::vector<Frame> frames_;
   std::vector<LoopInfo> loops_;
 };
 

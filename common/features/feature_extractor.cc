@@ -21,7 +21,6 @@ ProgramFeatures StatementFeatureExtractor::Extract(const Program& program,
   program_ = &program;
   observer_ = observer;
   cache_line_bytes_ = device.cache_line_bytes > 0 ? device.cache_line_bytes : 64;
-  depth_ = 0;
   rows_.clear();
   rows_.reserve(program.buffers.size());
   row_of_buffer_.assign(program.buffers.size(), -1);
@@ -29,7 +28,7 @@ ProgramFeatures StatementFeatureExtractor::Extract(const Program& program,
   var_level_.assign(program.num_vars(), -1);
   ranges_.assign(program.num_vars(), Interval{});
   for (const Kernel& kernel : program.kernels) {
-    if (kernel.body != nullptr) Visit(*kernel.body);
+    if (kernel.body != nullptr) Walk(*kernel.body);
   }
   // Buffers that live for the whole program and are not inputs or outputs
   // are realized at the top of TVM's function: outside every loop.
@@ -44,68 +43,35 @@ ProgramFeatures StatementFeatureExtractor::Extract(const Program& program,
   return std::move(rows_);
 }
 
-void StatementFeatureExtractor::Visit(const StmtNode& s) {
-  switch (s.kind) {
-    case StmtKind::kFor:
-      VisitFor(s);
-      break;
-    case StmtKind::kSeq:
-      for (const Stmt& child : s.seq) Visit(*child);
-      break;
-    case StmtKind::kIfThenElse:
-      // The guard condition itself is not counted (see statement_features.cc).
-      if (s.body != nullptr) Visit(*s.body);
-      if (s.else_body != nullptr) Visit(*s.else_body);
-      break;
-    case StmtKind::kStore:
-      VisitStore(s);
-      break;
-    case StmtKind::kAllocate:
-      if (s.body != nullptr) Visit(*s.body);
-      // After the body, as TenSet does, so that alloc_inner_prod sees the
-      // stores' outer_prod. (A buffer never stored gets no row at all.)
-      if (row_of_buffer_[s.buffer] >= 0) AddAllocation(s.buffer, ActiveLoops());
-      break;
-    case StmtKind::kBarrier:
-      break;
-  }
+void StatementFeatureExtractor::VisitAllocate(const StmtNode& s) {
+  WalkBody(s);
+  // After the body, as TenSet does, so that alloc_inner_prod sees the
+  // stores' outer_prod. (A buffer never stored gets no row at all.)
+  if (row_of_buffer_[s.buffer] >= 0) AddAllocation(s.buffer, ActiveLoops());
 }
 
-void StatementFeatureExtractor::VisitFor(const StmtNode& s) {
-  // A thread axis bound again inside its own binding (cooperative fetching
-  // binds threadIdx.x inside the consumer's threadIdx.x) is the same
-  // hardware index: the inner binding replaces the outer one for the
-  // statements below it instead of multiplying it in a second time.
-  int shadow = -1;
-  if (IsThreadBindingKind(s.for_kind)) {
-    for (int j = depth_ - 1; j >= 0; --j) {
-      if (!frames_[j].shadowed && frames_[j].kind == s.for_kind) {
-        shadow = j;
-        break;
-      }
-    }
-  }
-  if (shadow >= 0) frames_[shadow].shadowed = true;
-  if (depth_ == static_cast<int>(frames_.size())) frames_.emplace_back();
-  Frame& frame = frames_[depth_++];
+// Frames are kept per depth and reused (their touch sets keep their
+// capacity); a shadowed thread binding is skipped by ActiveLoops (see
+// loop_nest_walker.h).
+void StatementFeatureExtractor::EnterLoop(const StmtNode& s) {
+  const size_t depth = enclosing_loops().size() - 1;
+  if (depth == frames_.size()) frames_.emplace_back();
+  Frame& frame = frames_[depth];
   frame.var = s.var;
   // A loop that runs zero times runs nothing; keep the logs finite.
   frame.extent = std::max<int64_t>(s.extent, 1);
   frame.kind = s.for_kind;
   frame.auto_unroll_max_step = s.auto_unroll_max_step;
-  frame.shadowed = false;
   frame.touches.Clear();
-  if (s.body != nullptr) Visit(*s.body);
-  --depth_;
-  if (shadow >= 0) frames_[shadow].shadowed = false;
 }
 
 double StatementFeatureExtractor::ActiveLoops() {
   loops_.clear();
   double prod = 1;
-  for (int j = 0; j < depth_; ++j) {
+  const std::vector<EnclosingLoop>& enclosing = enclosing_loops();
+  for (size_t j = 0; j < enclosing.size(); ++j) {
     Frame& f = frames_[j];
-    if (f.shadowed) continue;
+    if (enclosing[j].shadowed) continue;
     loops_.push_back({f.var, f.extent, f.kind, &f.touches});
     prod *= static_cast<double>(f.extent);
   }
@@ -182,7 +148,7 @@ void StatementFeatureExtractor::WriteComputation(const OpCounts& ops, double out
 
 void StatementFeatureExtractor::WriteOuterScope(double outer_prod, float* row) const {
   int64_t auto_unroll = 0;
-  for (int j = 0; j < depth_; ++j) {
+  for (size_t j = 0; j < enclosing_loops().size(); ++j) {
     if (frames_[j].auto_unroll_max_step > 0) auto_unroll = frames_[j].auto_unroll_max_step;
   }
   row[fc::kOuterProd] = Slog(outer_prod);

@@ -17,6 +17,7 @@
 #include "common/features/statement_features.h"
 #include "common/features/store_accesses.h"
 #include "common/features/touch_regions.h"
+#include "common/lower/loop_nest_walker.h"
 #include "common/lower/program.h"
 
 namespace pruner {
@@ -43,7 +44,7 @@ class StoreObserver {
   virtual void OnStore(const StoreVisit& visit) = 0;
 };
 
-class StatementFeatureExtractor {
+class StatementFeatureExtractor : private LoopNestWalker {
  public:
   // `observer`, when given, sees every store as it is analysed.
   ProgramFeatures Extract(const Program& program, const DeviceProfile& device,
@@ -55,15 +56,12 @@ class StatementFeatureExtractor {
     int64_t extent = 1;
     ForKind kind = ForKind::kSerial;
     int64_t auto_unroll_max_step = 0;
-    // An inner binding of the same thread axis hides this one (see
-    // VisitFor): the hardware index is one, not a loop nest of two.
-    bool shadowed = false;
     LoopTouches touches;
   };
 
-  void Visit(const StmtNode& s);
-  void VisitFor(const StmtNode& s);
-  void VisitStore(const StmtNode& s);
+  void EnterLoop(const StmtNode& s) override;
+  void VisitStore(const StmtNode& s) override;
+  void VisitAllocate(const StmtNode& s) override;
   void AddAllocation(int buffer, double outer_prod);
   // Fills loops_ with the visible frames and returns their extents' product.
   double ActiveLoops();
@@ -74,8 +72,7 @@ class StatementFeatureExtractor {
   const Program* program_ = nullptr;
   StoreObserver* observer_ = nullptr;
   int cache_line_bytes_ = 64;
-  std::vector<Frame> frames_;
-  int depth_ = 0;
+  std::vector<Frame> frames_;  // one per depth of enclosing_loops()
 
   // Per-store scratch, kept for its capacity.
   std::vector<LoopView> loops_;
