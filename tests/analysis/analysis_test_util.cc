@@ -7,25 +7,6 @@
 
 namespace pruner::testing {
 
-DeviceProfile HandCpu() {
-  DeviceProfile cpu;
-  cpu.name = "hand-cpu";
-  cpu.kind = DeviceKind::kCpu;
-  cpu.num_cores = 8;
-  cpu.physical_cores = 8;
-  cpu.vector_isa = "avx2";
-  cpu.vector_unit_bytes = 32;
-  cpu.fma_units_per_core = 2;
-  cpu.cache_line_bytes = 64;
-  cpu.l1d_cache_bytes = 32 * 1024;
-  cpu.l2_cache_bytes = 1024 * 1024;
-  cpu.l3_cache_bytes = 16 * 1024 * 1024;
-  cpu.clock_mhz = 3000;
-  cpu.peak_gflops = 768;
-  cpu.mem_bandwidth_gbps = 50;
-  return cpu;
-}
-
 absl::StatusOr<Program> LowerSteps(const std::string& spec, const std::string& steps,
                                    const DeviceProfile& device) {
   auto dag = Share(BuildOperator(spec));

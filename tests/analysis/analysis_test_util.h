@@ -8,14 +8,9 @@
 #include "common/analysis/symbol_analyzer.h"
 #include "common/device/device_profile.h"
 #include "common/lower/program.h"
+#include "tests/support/pinned_cpus.h"
 
 namespace pruner::testing {
-
-// A CPU with round numbers, so that expected symbols and penalties can be
-// worked out by hand: 8 cores, AVX2 (32-byte vectors: 8 fp32 lanes, 16
-// registers), 2 FMA pipes, 32 KiB L1d, 1 MiB L2, 64-byte lines,
-// 8 x 3 GHz x 8 lanes x 2 flops x 2 pipes = 768 GFLOP/s, 50 GB/s.
-DeviceProfile HandCpu();
 
 // BuildOperator(spec), the steps replayed, lowered for `device`.
 absl::StatusOr<Program> LowerSteps(const std::string& spec, const std::string& steps,

@@ -19,6 +19,12 @@ DeviceProfile PinnedEpycCpu();
 // L2, 105 MiB L3, 2.0 GHz), as DetectLocalCpu() would read it.
 DeviceProfile PinnedXeonCpu();
 
+// A CPU with round numbers, so that expected symbols and penalties can be
+// worked out by hand: 8 cores, AVX2 (32-byte vectors: 8 fp32 lanes, 16
+// registers), 2 FMA pipes, 32 KiB L1d, 1 MiB L2, 64-byte lines,
+// 8 x 3 GHz x 8 lanes x 2 flops x 2 pipes = 768 GFLOP/s, 50 GB/s.
+DeviceProfile HandCpu();
+
 }  // namespace pruner::testing
 
 #endif  // PRUNER_TESTS_SUPPORT_PINNED_CPUS_H_
