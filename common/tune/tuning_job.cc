@@ -14,6 +14,7 @@
 #include "common/schedule/step.h"
 #include "common/search/task_scheduler.h"
 #include "common/tune/strategy.h"
+#include "nlohmann/json.hpp"
 
 namespace pruner {
 namespace {
@@ -28,9 +29,10 @@ int RoundSize(const TuningOptions& options, int num_tasks) {
 }
 
 std::string RoundTimeJson(const RoundTime& t) {
-  return absl::StrCat("{\"search_s\":", t.search_s, ",\"train_s\":", t.train_s,
-                      ",\"measure_s\":", t.measure_s, ",\"build_s\":", t.build_s,
-                      ",\"run_s\":", t.run_s, ",\"db_s\":", t.db_s, "}");
+  return nlohmann::json{{"search_s", t.search_s}, {"train_s", t.train_s},
+                        {"measure_s", t.measure_s}, {"build_s", t.build_s},
+                        {"run_s", t.run_s},         {"db_s", t.db_s}}
+      .dump();
 }
 
 }  // namespace

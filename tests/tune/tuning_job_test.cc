@@ -15,6 +15,7 @@
 #include "common/store/records_store.h"
 #include "common/measure/measurer.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/tune/tune_test_util.h"
 
 namespace pruner {
@@ -62,6 +63,14 @@ TEST(TuningJobTest, SpendsTheBudgetAndRecordsEveryTrial) {
   for (size_t i = 1; i < curve->size(); ++i) {
     EXPECT_GT((*curve)[i].trials, (*curve)[i - 1].trials);
     EXPECT_GE((*curve)[i].wall_s, (*curve)[i - 1].wall_s);
+  }
+  // Each point says where its round's time went, as a JSON object.
+  for (const auto& point : *curve) {
+    const nlohmann::json time = nlohmann::json::parse(point.time_breakdown_json);
+    for (const char* key : {"search_s", "train_s", "measure_s", "build_s", "run_s", "db_s"}) {
+      ASSERT_TRUE(time.contains(key)) << point.time_breakdown_json;
+      EXPECT_GE(time[key].get<double>(), 0) << key;
+    }
   }
   auto stored_job = (*store)->GetJob((*job)->id());
   ASSERT_TRUE(stored_job.ok());
