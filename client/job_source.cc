@@ -2,17 +2,10 @@
 
 #include <utility>
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
-
 namespace pruner {
 namespace {
 
 using Stub = v1::TuningService::Stub;
-
-template <typename Request, typename Reply>
-using UnaryCall = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Reply*);
 
 class ServiceJobSource : public JobSource {
  public:
@@ -38,21 +31,9 @@ class ServiceJobSource : public JobSource {
   }
 
  private:
-  // Connects and makes one call under the deadline.
   template <typename Request, typename Reply>
-  absl::StatusOr<Reply> Call(UnaryCall<Request, Reply> call, const Request& request) {
-    auto connection = Connect(flags_);
-    if (!connection.ok()) return connection.status();
-    grpc::ClientContext context;
-    connection->Prepare(&context);
-    Reply reply;
-    grpc::Status status = ((*connection->stub).*call)(&context, request, &reply);
-    if (status.ok()) return reply;
-    const std::string described = DescribeRpcError(status, connection->address);
-    absl::string_view text = described;
-    absl::ConsumePrefix(&text, "error: ");
-    absl::ConsumeSuffix(&text, "\n");
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()), text);
+  absl::StatusOr<Reply> Call(TuningServiceCall<Request, Reply> call, const Request& request) {
+    return CallTuningService(flags_, call, request);
   }
 
   ServiceFlags flags_;

@@ -41,22 +41,16 @@ int PrintJson(const google::protobuf::Message& message, CommandStreams io) {
 }
 
 template <typename Request, typename Reply>
-using UnaryCall = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Reply*);
+using UnaryCall = TuningServiceCall<Request, Reply>;
 
-// Connects and makes one call under the deadline; a failure is printed with
-// its hint and becomes the exit code.
+// One call (CallTuningService); a failure is printed with its hint and
+// becomes the exit code.
 template <typename Request, typename Reply>
 int CallService(const ServiceFlags& flags, UnaryCall<Request, Reply> call, const Request& request,
                 Reply* reply, std::ostream& err) {
-  auto connection = Connect(flags);
-  if (!connection.ok()) return Fail(connection.status(), err);
-  grpc::ClientContext context;
-  connection->Prepare(&context);
-  grpc::Status status = ((*connection->stub).*call)(&context, request, reply);
-  if (!status.ok()) {
-    err << DescribeRpcError(status, connection->address);
-    return kExitRefused;
-  }
+  absl::StatusOr<Reply> answered = CallTuningService(flags, call, request);
+  if (!answered.ok()) return Fail(answered.status(), err);
+  *reply = *std::move(answered);
   return kExitOk;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/base/status_macros.h"
 
 namespace pruner {
@@ -47,6 +48,14 @@ absl::StatusOr<ServiceConnection> Connect(const ServiceFlags& flags) {
   PRUNER_ASSIGN_OR_RETURN(auto channel, MakeChannel(connection.address, connection.security));
   connection.stub = v1::TuningService::NewStub(channel);
   return connection;
+}
+
+absl::Status RpcErrorStatus(const grpc::Status& status, const std::string& address) {
+  const std::string described = DescribeRpcError(status, address);
+  absl::string_view text = described;
+  absl::ConsumePrefix(&text, "error: ");
+  absl::ConsumeSuffix(&text, "\n");
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), text);
 }
 
 std::string DescribeRpcError(const grpc::Status& status, const std::string& address) {

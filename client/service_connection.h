@@ -62,6 +62,29 @@ absl::StatusOr<ServiceConnection> Connect(const ServiceFlags& flags);
 // themselves and get no hint.
 std::string DescribeRpcError(const grpc::Status& status, const std::string& address);
 
+// The same as a status: the gRPC code, and DescribeRpcError's text without
+// its "error: " prefix and last newline (so "error: " + message prints it).
+absl::Status RpcErrorStatus(const grpc::Status& status, const std::string& address);
+
+template <typename Request, typename Reply>
+using TuningServiceCall = grpc::Status (v1::TuningService::Stub::*)(grpc::ClientContext*,
+                                                                      const Request&, Reply*);
+
+// Connects and makes one unary call under the deadline.
+template <typename Request, typename Reply>
+absl::StatusOr<Reply> CallTuningService(const ServiceFlags& flags,
+                                        TuningServiceCall<Request, Reply> call,
+                                        const Request& request) {
+  absl::StatusOr<ServiceConnection> connection = Connect(flags);
+  if (!connection.ok()) return connection.status();
+  grpc::ClientContext context;
+  connection->Prepare(&context);
+  Reply reply;
+  const grpc::Status status = ((*connection->stub).*call)(&context, request, &reply);
+  if (!status.ok()) return RpcErrorStatus(status, connection->address);
+  return reply;
+}
+
 }  // namespace pruner
 
 #endif  // PRUNER_CLIENT_SERVICE_CONNECTION_H_
