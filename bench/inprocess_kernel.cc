@@ -16,13 +16,6 @@
 
 namespace pruner::bench {
 
-AlignedBuffer::AlignedBuffer(int64_t n) : elements(n) {
-  const size_t bytes = (static_cast<size_t>(std::max<int64_t>(n, 1)) * 4 + 63) / 64 * 64;
-  data = static_cast<float*>(std::aligned_alloc(64, bytes));
-}
-
-AlignedBuffer::~AlignedBuffer() { std::free(data); }
-
 KernelArgs::KernelArgs(const Program& program, const std::vector<Tensor>& inputs) {
   // Layout-free inputs go in the layout the program chose (transposed
   // here, untimed, as the library baselines' weight reorders are).

@@ -34,12 +34,10 @@ constexpr double kRtol = 1e-3;
 constexpr double kAtol = 1e-4;
 
 struct AlignedBuffer {
+  explicit AlignedBuffer(int64_t n) : storage(AllocateKernelArg(n)), data(storage.get()), elements(n) {}
+  KernelArgBuffer storage;  // the codegen's argument contract
   float* data = nullptr;
   int64_t elements = 0;
-  explicit AlignedBuffer(int64_t n);
-  AlignedBuffer(AlignedBuffer&& o) noexcept : data(o.data), elements(o.elements) { o.data = nullptr; }
-  AlignedBuffer(const AlignedBuffer&) = delete;
-  ~AlignedBuffer();
 };
 
 // Aligned argument buffers for repeated calls of one kernel: the inputs

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "client/job_source_local.h"
 #include "client/pretrain_command.h"
@@ -23,6 +24,7 @@
 #include "common/device/device_profile_json.h"
 #include "common/ir/ops.h"
 #include "common/sketch/sketch.h"
+#include "common/tune/job_tasks.h"
 #include "common/tune/strategy_spec.h"
 
 namespace pruner {
@@ -70,22 +72,61 @@ int PrintSketches(const std::string& op, const std::string& device_name) {
 }
 
 void PrintReport(const std::string& op, const std::string& device, const ScheduleCheckReport& r) {
-  std::printf("%-58s %-11s %3d sketches  %4d sampled  %4d lowered  %4d match reference\n",
+  std::printf("%-58s %-11s %3d sketches  %4d sampled  %4d lowered  %4d match reference",
               op.c_str(), device.c_str(), r.num_sketches, r.sampled, r.lowered, r.matched);
+  if (r.ran > 0) std::printf("  %4d of %d run right", r.run_matched, r.ran);
+  std::printf("\n");
   for (const auto& [message, count] : r.failures) {
     std::printf("    %4d x %s\n", count, message.c_str());
   }
+  for (const auto& [message, count] : r.run_failures) {
+    std::printf("    %4d x %s\n", count, message.c_str());
+  }
+  for (const std::string& sentence : r.failed_sentences) {
+    std::printf("    failed: %s\n", sentence.c_str());
+  }
 }
 
-int Check(const std::string& op, const std::string& device_name, const ScheduleCheckOptions& options) {
+bool AllRight(const ScheduleCheckReport& r, const ScheduleCheckOptions& options) {
+  return r.sampled > 0 && r.matched == r.sampled && (!options.run || r.run_matched == r.sampled);
+}
+
+// `pruner check`: one operator, or every task of a built-in network.
+int Check(const std::string& op, const std::string& network, const std::string& workload,
+          const std::string& device_name, const ScheduleCheckOptions& options) {
   auto device = GetDeviceProfile(device_name);
   if (!device.ok()) return Fail(device.status());
-  auto report = CheckRandomSchedules(op, *device, options);
-  if (!report.ok()) return Fail(report.status());
-  std::printf("workload key %s, %.3f GFLOP\n", report->workload_key.c_str(), report->gflop);
-  PrintReport(op, device->name, *report);
-  if (!report->example.empty()) std::cout << "\nexample schedule\n" << report->example << "\n";
-  return report->matched == report->sampled && report->sampled > 0 ? 0 : 1;
+  if (op.empty() == network.empty()) {
+    return Fail(absl::InvalidArgumentError("give exactly one of --op and --network"));
+  }
+  if (!op.empty()) {
+    auto report = CheckRandomSchedules(op, *device, options);
+    if (!report.ok()) return Fail(report.status());
+    std::printf("workload key %s, %.3f GFLOP\n", report->workload_key.c_str(), report->gflop);
+    PrintReport(op, device->name, *report);
+    if (!report->example.empty()) std::cout << "\nexample schedule\n" << report->example << "\n";
+    return AllRight(*report, options) ? 0 : 1;
+  }
+  auto tasks = BuildJobTasks({}, network);
+  if (!tasks.ok()) return Fail(tasks.status());
+  int sampled = 0, wrong = 0, checked = 0;
+  for (const SearchTask& task : *tasks) {
+    if (!workload.empty() && task.workload_key != workload) continue;
+    ++checked;
+    auto report = CheckSchedules(task.dag, *device, options);
+    if (!report.ok()) return Fail(report.status());
+    PrintReport(task.name, device->name, *report);
+    std::fflush(stdout);
+    sampled += report->sampled;
+    wrong += report->sampled - (options.run ? report->run_matched : report->matched);
+  }
+  if (checked == 0) {
+    return Fail(absl::NotFoundError(absl::StrCat(network, " has no task with workload ", workload)));
+  }
+  std::printf("%s: %d tasks, %d schedules, %d wrong or failed (%s)\n", network.c_str(), checked,
+              sampled, wrong,
+              options.run ? "interpreted, built and run" : "interpreted");
+  return wrong == 0 && sampled > 0 ? 0 : 1;
 }
 
 // A tour of the engine core on real operators, for the local CPU and for an
@@ -150,13 +191,24 @@ int main(int argc, char** argv) {
   pruner::ScheduleCheckOptions check_options;
   auto* check = app.add_subcommand(
       "check", "sample random schedules, lower them and compare with the reference");
-  check->add_option("--op", op, "operator spec, e.g. conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1")
-      ->required();
+  std::string check_network;
+  check->add_option("--op", op, "operator spec, e.g. conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1");
+  check->add_option("--network", check_network,
+                    "every task of a built-in network: resnet-50, mobilenet-v2, bert-base, bert-tiny");
+  std::string check_workload;
+  check->add_option("--workload", check_workload, "with --network: only the task with this workload key");
   check->add_option("--device", device, "device profile (see `pruner devices`)");
   check->add_option("--n", check_options.num_schedules, "number of schedules")
       ->check(CLI::Range(1, 100000));
   check->add_option("--seed", check_options.seed, "random seed");
   check->add_flag("--show", check_options.show_example, "print one schedule and its program");
+  check->add_option("--steps", check_options.steps, "check this schedule sentence instead of sampling");
+  check->add_flag("--run", check_options.run,
+                  "also build and run each schedule on this CPU (sandboxed, reference-checked)");
+  check->add_option("--threads", check_options.num_threads, "OpenMP threads of the kernels that run")
+      ->check(CLI::Range(0, 4096));
+  check->add_option("--march", check_options.march,
+                    "with --run: compile for this -march instead of native (this CPU must run it)");
 
   int demo_n = 20;
   auto* demo = app.add_subcommand("demo", "tour the engine on real operators (CPU and A100)");
@@ -246,7 +298,7 @@ int main(int argc, char** argv) {
   if (*ops) return pruner::ListOperators();
   if (*devices) return pruner::ListDevices(json);
   if (*sketches) return pruner::PrintSketches(op, device);
-  if (*check) return pruner::Check(op, device, check_options);
+  if (*check) return pruner::Check(op, check_network, check_workload, device, check_options);
   if (*demo) return pruner::Demo(demo_n);
   return 0;
 }

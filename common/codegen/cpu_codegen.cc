@@ -299,7 +299,10 @@ absl::StatusOr<CpuKernelSource> GenerateCpuSource(const Program& program,
   absl::StrAppend(&code, body.out(), "}\n\n");
 
   // Callers must know the layout of each argument: layout-free inputs may
-  // be stored transposed (Buffer::dim_order).
+  // be stored transposed (Buffer::dim_order); and how to allocate it.
+  absl::StrAppend(&code, "// Every argument is 64-byte aligned, with ", kCpuReadSlackBytes,
+                  " readable bytes before and after it (vector loads may touch them; "
+                  "nothing is written there).\n");
   for (size_t i = 0; i < params.size(); ++i) {
     const Buffer& b = program.buffer(params[i]);
     absl::StrAppend(&code, "// args[", i, "]: ", b.name, " float[", absl::StrJoin(b.shape, "]["),

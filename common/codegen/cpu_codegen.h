@@ -5,9 +5,20 @@
 //   extern "C" int <symbol>(float* const* args);
 // where args holds the program's input buffers then its output buffers, in
 // Program::inputs / Program::outputs order, each 64-byte aligned and
-// row-major (every dtype is stored as float, as common/ir Tensors are). It
-// returns 0, or kCpuErrorOutOfMemory when a heap allocation failed (the
-// outputs are then undefined).
+// row-major (every dtype is stored as float, as common/ir Tensors are), with
+// kCpuReadSlackBytes of readable memory before and after it. It returns 0, or
+// kCpuErrorOutOfMemory when a heap allocation failed (the outputs are then
+// undefined).
+//
+// Why the slack: the compiler's vector code may load, and discard, lanes just
+// outside a buffer. GCC 12 on x86 expands a masked load whose mask is a
+// compile-time constant (a padding read `k >= 1 ? in[k - 1] : 0` in a fully
+// unrolled vector loop) into a full-width load and a blend, so the masked-off
+// lanes are read anyway; with -march=sapphirerapids that put MobileNet's
+// padded depthwise convs a few floats past their input's end, onto the
+// measurement's guard page (SIGSEGV). Such a load always holds at least one
+// lane that is read for real, so it strays less than one vector from the
+// buffer. Heap buffers the kernel allocates itself have the same slack.
 //
 // How the loop kinds come out:
 // - parallel: `#pragma omp parallel for` (the unit is built with -fopenmp);
@@ -35,6 +46,9 @@
 namespace pruner {
 
 inline constexpr int kCpuErrorOutOfMemory = 2;
+// Readable bytes every buffer needs before and after its data: one 512-bit
+// vector (see the top of this file).
+inline constexpr int64_t kCpuReadSlackBytes = 64;
 // Larger attached buffers go to the heap: OpenMP worker threads may run on
 // stacks of a few MiB, and a tile that big gains nothing from the stack.
 inline constexpr int64_t kCpuMaxStackBufferBytes = 32 * 1024;

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/codegen/cpu_codegen.h"
 
 namespace pruner::cpu_codegen {
 
@@ -30,6 +31,9 @@ std::string FloatLiteral(double value) {
   std::snprintf(text, sizeof(text), "%af", static_cast<double>(f));
   return f < 0 ? absl::StrCat("(", text, ")") : std::string(text);
 }
+
+// The preamble's pr_alloc writes the slack as a literal.
+static_assert(kCpuReadSlackBytes == 64);
 
 std::string Preamble() {
   return R"(#include <cmath>
@@ -54,16 +58,22 @@ inline int64_t pr_maxi(int64_t a, int64_t b) { return a < b ? b : a; }
 inline float pr_minf(float a, float b) { return a < b ? a : b; }
 inline float pr_maxf(float a, float b) { return a < b ? b : a; }
 inline float pr_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
-// 64-byte aligned heap storage; nullptr when the allocation fails.
+// 64-byte aligned heap storage with 64 readable bytes before and after it
+// (vector code may load just outside a buffer); nullptr when the allocation
+// fails. pr_free releases it.
 inline float* pr_alloc(int64_t elements) {
-  const size_t bytes = (static_cast<size_t>(elements) * sizeof(float) + 63) / 64 * 64;
-  return static_cast<float*>(std::aligned_alloc(64, bytes == 0 ? 64 : bytes));
+  const size_t bytes = (static_cast<size_t>(elements) * sizeof(float) + 63) / 64 * 64 + 2 * 64;
+  char* base = static_cast<char*>(std::aligned_alloc(64, bytes));
+  return base == nullptr ? nullptr : reinterpret_cast<float*>(base + 64);
+}
+inline void pr_free(float* data) {
+  if (data != nullptr) std::free(reinterpret_cast<char*>(data) - 64);
 }
 // Frees on scope exit, so every path out of a block releases its buffer.
 struct pr_heap {
   float* data;
   explicit pr_heap(int64_t elements) : data(pr_alloc(elements)) {}
-  ~pr_heap() { std::free(data); }
+  ~pr_heap() { pr_free(data); }
   pr_heap(const pr_heap&) = delete;
   pr_heap& operator=(const pr_heap&) = delete;
 };

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/codegen/cpu_codegen.h"
 
 namespace pruner {
 namespace {
@@ -23,18 +24,19 @@ void PinOpenMpRuntime() {
   std::call_once(once, [] { dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE); });
 }
 
-struct FreeDeleter {
-  void operator()(float* p) const { std::free(p); }
-};
-using AlignedFloats = std::unique_ptr<float[], FreeDeleter>;
+}  // namespace
 
-AlignedFloats AllocateAligned(int64_t elements) {
-  const size_t bytes = (static_cast<size_t>(std::max<int64_t>(elements, 1)) * sizeof(float) + 63) /
-                       64 * 64;
-  return AlignedFloats(static_cast<float*>(std::aligned_alloc(64, bytes)));
+void KernelArgDeleter::operator()(float* data) const {
+  if (data != nullptr) std::free(reinterpret_cast<char*>(data) - kCpuReadSlackBytes);
 }
 
-}  // namespace
+KernelArgBuffer AllocateKernelArg(int64_t elements) {
+  const size_t data_bytes =
+      (static_cast<size_t>(std::max<int64_t>(elements, 1)) * sizeof(float) + 63) / 64 * 64;
+  char* base = static_cast<char*>(std::aligned_alloc(64, data_bytes + 2 * kCpuReadSlackBytes));
+  return KernelArgBuffer(base == nullptr ? nullptr
+                                         : reinterpret_cast<float*>(base + kCpuReadSlackBytes));
+}
 
 absl::StatusOr<LoadedKernel> LoadedKernel::Load(const BuiltModule& module) {
   PinOpenMpRuntime();
@@ -77,12 +79,12 @@ absl::StatusOr<std::vector<Tensor>> RunCpuKernel(const LoadedKernel& kernel,
     return absl::InvalidArgumentError(absl::StrCat("the program takes ", program.inputs.size(),
                                                    " inputs, got ", inputs.size()));
   }
-  std::vector<AlignedFloats> storage;
+  std::vector<KernelArgBuffer> storage;
   std::vector<float*> args;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Buffer& b = program.buffer(program.inputs[i]);
     PRUNER_ASSIGN_OR_RETURN(std::vector<float> data, InputInBufferLayout(b, inputs[i]));
-    storage.push_back(AllocateAligned(b.num_elements()));
+    storage.push_back(AllocateKernelArg(b.num_elements()));
     if (storage.back() == nullptr) {
       return absl::ResourceExhaustedError("cannot allocate kernel arguments");
     }
@@ -90,7 +92,7 @@ absl::StatusOr<std::vector<Tensor>> RunCpuKernel(const LoadedKernel& kernel,
     args.push_back(storage.back().get());
   }
   for (int id : program.outputs) {
-    storage.push_back(AllocateAligned(program.buffer(id).num_elements()));
+    storage.push_back(AllocateKernelArg(program.buffer(id).num_elements()));
     args.push_back(storage.back().get());
   }
   for (float* p : args) {

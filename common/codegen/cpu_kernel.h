@@ -2,6 +2,8 @@
 #ifndef PRUNER_COMMON_CODEGEN_CPU_KERNEL_H_
 #define PRUNER_COMMON_CODEGEN_CPU_KERNEL_H_
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,15 @@ namespace pruner {
 
 // The generated entry point; see cpu_codegen.h for the argument contract.
 using CpuEntryFn = int (*)(float* const* args);
+
+// Storage for one kernel argument as cpu_codegen.h's contract wants it:
+// 64-byte aligned, with kCpuReadSlackBytes of readable memory on both sides.
+// Null when out of memory.
+struct KernelArgDeleter {
+  void operator()(float* data) const;
+};
+using KernelArgBuffer = std::unique_ptr<float[], KernelArgDeleter>;
+KernelArgBuffer AllocateKernelArg(int64_t elements);
 
 // A dlopen'ed module (RTLD_NOW | RTLD_LOCAL, so modules with clashing
 // symbols coexist); dlclose on destruction. Move-only.
@@ -38,7 +49,7 @@ class LoadedKernel {
   std::string symbol_;
 };
 
-// Copies `inputs` (Program::inputs order) into 64-byte aligned buffers, runs
+// Copies `inputs` (Program::inputs order) into kernel argument buffers, runs
 // the kernel and returns the outputs in Program::outputs order. Shape
 // mismatches are InvalidArgument; a non-zero return code of the kernel is
 // ResourceExhausted (kCpuErrorOutOfMemory) or Internal.

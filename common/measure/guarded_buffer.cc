@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/codegen/cpu_codegen.h"
 
 namespace pruner {
 namespace {
@@ -23,9 +24,11 @@ size_t RoundUp(size_t value, size_t multiple) { return (value + multiple - 1) / 
 absl::StatusOr<GuardedBuffer> GuardedBuffer::Allocate(int64_t num_floats) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t data_bytes = static_cast<size_t>(std::max<int64_t>(num_floats, 0)) * sizeof(float);
-  // At least one canary byte before the data: a write just before the start
-  // must land on something checkable even when the data fills whole pages.
-  const size_t usable_bytes = RoundUp(RoundUp(data_bytes, kAlignment) + kAlignment, page);
+  // kCpuReadSlackBytes of canary on each side of the data: readable (the
+  // kernels' vector code may load just outside a buffer, cpu_codegen.h), and
+  // checked, so that a write there is still caught.
+  const size_t slack = static_cast<size_t>(kCpuReadSlackBytes);
+  const size_t usable_bytes = RoundUp(slack + RoundUp(data_bytes, kAlignment) + slack, page);
   const size_t total = usable_bytes + 2 * page;
   void* mapping = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapping == MAP_FAILED) {
@@ -40,7 +43,7 @@ absl::StatusOr<GuardedBuffer> GuardedBuffer::Allocate(int64_t num_floats) {
   if (mprotect(b.mapping_, page, PROT_NONE) != 0 || mprotect(b.usable_end_, page, PROT_NONE) != 0) {
     return absl::ResourceExhaustedError(absl::StrCat("mprotect: ", std::strerror(errno)));
   }
-  b.data_ = reinterpret_cast<float*>(b.usable_end_ - RoundUp(data_bytes, kAlignment));
+  b.data_ = reinterpret_cast<float*>(b.usable_end_ - slack - RoundUp(data_bytes, kAlignment));
   b.num_floats_ = num_floats;
   std::memset(b.usable_begin_, kCanary, usable_bytes);
   return b;

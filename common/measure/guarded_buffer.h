@@ -2,13 +2,14 @@
 // out-of-bounds access faults (SIGSEGV in the sandbox child: a run error)
 // instead of silently corrupting other data.
 //
-// Layout of one mapping (P = page size):
-//   [guard P: PROT_NONE][slack | canary | data (64-aligned) | canary][guard P]
-// The data ends flush against the trailing guard page, up to the 64-byte
-// rounding the kernels' alignment contract needs; that rounding slack after
-// the data and the sub-page slack before it are filled with a canary
-// pattern, so overruns too small to reach a guard page are caught by
-// CanaryIntact().
+// Layout of one mapping (P = page size, S = kCpuReadSlackBytes):
+//   [guard P: PROT_NONE][slack | canary >= S | data (64-aligned) | canary S][guard P]
+// The data ends S bytes (plus the 64-byte rounding) before the trailing
+// guard page: the kernels' contract (cpu_codegen.h) lets their vector code
+// load, never store, up to S bytes outside a buffer. Everything around the
+// data is filled with a canary pattern, so writes outside it, which no guard
+// page catches, are caught by CanaryIntact(); an access farther than S bytes
+// past the end faults.
 #ifndef PRUNER_COMMON_MEASURE_GUARDED_BUFFER_H_
 #define PRUNER_COMMON_MEASURE_GUARDED_BUFFER_H_
 

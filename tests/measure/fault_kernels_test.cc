@@ -102,22 +102,31 @@ TEST_F(FaultKernelsTest, InfiniteLoopIsARunTimeout) {
   EXPECT_LT(o.wall_s, options_.run_timeout_s + 3);
 }
 
-TEST_F(FaultKernelsTest, WritePastTheEndHitsTheGuardPage) {
-  UseWorkload("dense:M=4,K=8,N=8");  // 32 floats: the data ends at the guard page
-  RunOutcome o = BuildAndRun("oob_after", "  static_cast<volatile float*>(out)[n] = 1.0f;");
+// After the data come the 64-byte rounding and kCpuReadSlackBytes of canary
+// (readable: vector loads may stray there), then the guard page.
+TEST_F(FaultKernelsTest, WritePastTheReadSlackHitsTheGuardPage) {
+  UseWorkload("dense:M=4,K=8,N=8");  // 32 floats: no rounding, 16 floats of slack
+  RunOutcome o = BuildAndRun("oob_after", "  static_cast<volatile float*>(out)[n + 16] = 1.0f;");
   EXPECT_EQ(o.error, MeasureError::kRunError);
   EXPECT_NE(o.message.find("SIGSEGV"), std::string::npos);
 }
 
+TEST_F(FaultKernelsTest, WriteIntoTheReadSlackIsCaughtByTheCanary) {
+  UseWorkload("dense:M=4,K=8,N=8");
+  RunOutcome o = BuildAndRun("oob_in_slack", "  static_cast<volatile float*>(out)[n + 15] = 1.0f;");
+  EXPECT_EQ(o.error, MeasureError::kRunError);
+  EXPECT_NE(o.message.find("canary"), std::string::npos);
+}
+
 TEST_F(FaultKernelsTest, WriteFarPastTheEndHitsTheGuardPage) {
-  UseWorkload("dense:M=5,K=8,N=7");
-  RunOutcome o = BuildAndRun("oob_far_after", "  static_cast<volatile float*>(out)[n + 16] = 1.0f;");
+  UseWorkload("dense:M=5,K=8,N=7");  // 35 floats, rounded to 48, then 16 of slack
+  RunOutcome o = BuildAndRun("oob_far_after", "  static_cast<volatile float*>(out)[n + 29] = 1.0f;");
   EXPECT_EQ(o.error, MeasureError::kRunError);
   EXPECT_NE(o.message.find("SIGSEGV"), std::string::npos);
 }
 
 TEST_F(FaultKernelsTest, SubPageOverrunIsCaughtByTheCanary) {
-  UseWorkload("dense:M=5,K=8,N=7");  // 35 floats: 12 bytes of slack before the guard page
+  UseWorkload("dense:M=5,K=8,N=7");  // 35 floats: 13 floats of rounding, then the read slack
   RunOutcome o = BuildAndRun("oob_slack", R"(
   for (long i = 0; i < n; ++i) out[i] = 0.0f;
   static_cast<volatile float*>(out)[n] = 1.0f;)");

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/codegen/cpu_codegen.h"
 #include "common/measure/guarded_buffer.h"
 #include "gtest/gtest.h"
 
@@ -111,7 +113,7 @@ TEST(SandboxStreamTest, TheDeadlineCountsFromTheLastReply) {
   EXPECT_LT(stream.tail_wall_s, 5);
 }
 
-TEST(GuardedBufferTest, AlignedFlushAgainstTheEndWithCanaries) {
+TEST(GuardedBufferTest, AlignedWithCanariesAllAround) {
   for (int64_t n : {0, 1, 35, 1024, 4096 / 4, 100000}) {
     auto b = GuardedBuffer::Allocate(n);
     ASSERT_TRUE(b.ok()) << b.status();
@@ -127,15 +129,41 @@ TEST(GuardedBufferTest, AlignedFlushAgainstTheEndWithCanaries) {
   ASSERT_TRUE(c.ok());
   c->data()[-1] = 0;
   EXPECT_FALSE(c->CanaryIntact());
+  // A write into the read slack after a buffer that fills whole vectors.
+  auto d = GuardedBuffer::Allocate(1024);
+  ASSERT_TRUE(d.ok());
+  d->data()[1024 + kCpuReadSlackBytes / 4 - 1] = 0;
+  EXPECT_FALSE(d->CanaryIntact());
 }
 
-TEST(GuardedBufferTest, WritePastTheEndFaultsInTheChild) {
-  auto b = GuardedBuffer::Allocate(1024);  // 4 KiB: ends exactly at the guard page
+// The kernels' contract (cpu_codegen.h): vector code may load one vector's
+// worth outside a buffer, as GCC 12's constant-mask loads do. Those loads must
+// not fault; anything farther must.
+TEST(GuardedBufferTest, ReadsWithinTheSlackDoNotFault) {
+  auto b = GuardedBuffer::Allocate(1024);  // 4 KiB: whole vectors, no rounding
+  ASSERT_TRUE(b.ok());
+  const float* data = b->data();
+  const int64_t slack_floats = kCpuReadSlackBytes / 4;
+  SandboxReply reply = RunInSandbox(
+      [data, slack_floats] {
+        float sum = 0;
+        for (int64_t i = -slack_floats; i < 1024 + slack_floats; ++i) {
+          sum += static_cast<const volatile float*>(data)[i];
+        }
+        return absl::StrCat("read ", sum != 0 ? "canaries" : "zeros");
+      },
+      10);
+  EXPECT_TRUE(reply.payload.ok()) << reply.payload.status();
+}
+
+TEST(GuardedBufferTest, WritePastTheSlackFaultsInTheChild) {
+  auto b = GuardedBuffer::Allocate(1024);
   ASSERT_TRUE(b.ok());
   float* data = b->data();
+  const int64_t past = 1024 + kCpuReadSlackBytes / 4;
   SandboxReply reply = RunInSandbox(
-      [data] {
-        static_cast<volatile float*>(data)[1024] = 1.0f;
+      [data, past] {
+        static_cast<volatile float*>(data)[past] = 1.0f;
         return std::string("survived");
       },
       10);
