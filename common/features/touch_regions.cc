@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/ir/scalar_ops.h"
+
 namespace pruner {
 namespace {
 
@@ -15,11 +17,6 @@ int64_t SatMul(int64_t a, int64_t b) {
   int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r)) return (a < 0) != (b < 0) ? -kWide : kWide;
   return Clamp(r);
-}
-
-int64_t FloorDivInt(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
 Interval Corners(int64_t a, int64_t b, int64_t c, int64_t d) {
@@ -39,16 +36,16 @@ Interval EvalBinary(const ExprNode& e, std::span<const Interval> ranges) {
                      SatMul(a.hi, b.hi));
     case BinaryOp::kFloorDiv:
       if (b.lo <= 0) return kUnbounded;
-      return Corners(FloorDivInt(a.lo, b.lo), FloorDivInt(a.lo, b.hi), FloorDivInt(a.hi, b.lo),
-                     FloorDivInt(a.hi, b.hi));
+      return Corners(scalar::FloorDiv(a.lo, b.lo), scalar::FloorDiv(a.lo, b.hi), scalar::FloorDiv(a.hi, b.lo),
+                     scalar::FloorDiv(a.hi, b.hi));
     case BinaryOp::kDiv:
       if (b.lo <= 0) return kUnbounded;
       return Corners(a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi);
     case BinaryOp::kFloorMod:
       if (b.lo <= 0) return kUnbounded;
       // Inside one period of a constant divisor the result is exact.
-      if (b.lo == b.hi && FloorDivInt(a.lo, b.lo) == FloorDivInt(a.hi, b.lo)) {
-        return {a.lo - FloorDivInt(a.lo, b.lo) * b.lo, a.hi - FloorDivInt(a.hi, b.lo) * b.lo};
+      if (b.lo == b.hi && scalar::FloorDiv(a.lo, b.lo) == scalar::FloorDiv(a.hi, b.lo)) {
+        return {scalar::FloorMod(a.lo, b.lo), scalar::FloorMod(a.hi, b.lo)};
       }
       return {0, b.hi - 1};
     case BinaryOp::kMin:

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/ir/scalar_ops.h"
 
 namespace pruner {
 namespace {
@@ -82,8 +83,8 @@ Linear Linearize(const Expr& e, const VarRangeFn& ranges);
 // floormod(r, c).
 Linear LinearizeDivMod(const Linear& a, int64_t c, bool is_div,
                        const VarRangeFn& ranges) {
-  Linear quotient = Constant(FloorDivInt(a.constant, c), a.dtype);
-  Linear rest = Constant(FloorModInt(a.constant, c), a.dtype);
+  Linear quotient = Constant(scalar::FloorDiv(a.constant, c), a.dtype);
+  Linear rest = Constant(scalar::FloorMod(a.constant, c), a.dtype);
   for (const auto& [key, term] : a.terms) {
     if (term.second % c == 0) {
       quotient.AddTerm(key, term.first, term.second / c);
@@ -98,8 +99,8 @@ Linear LinearizeDivMod(const Linear& a, int64_t c, bool is_div,
   } else if (ranges) {
     r = BoundExpr(Rebuild(rest), ranges);
   }
-  if (r.has_value() && FloorDivInt(r->min, c) == FloorDivInt(r->max, c)) {
-    const int64_t k = FloorDivInt(r->min, c);
+  if (r.has_value() && scalar::FloorDiv(r->min, c) == scalar::FloorDiv(r->max, c)) {
+    const int64_t k = scalar::FloorDiv(r->min, c);
     if (is_div) {
       quotient.constant += k;
       return quotient;
@@ -210,14 +211,14 @@ std::optional<IntRange> Combine(const IntRange& a, const IntRange& b, BinaryOp o
     }
     case BinaryOp::kFloorDiv: {
       if (b.min <= 0) return std::nullopt;  // only positive divisors are bounded
-      const int64_t p[4] = {FloorDivInt(a.min, b.min), FloorDivInt(a.min, b.max),
-                            FloorDivInt(a.max, b.min), FloorDivInt(a.max, b.max)};
+      const int64_t p[4] = {scalar::FloorDiv(a.min, b.min), scalar::FloorDiv(a.min, b.max),
+                            scalar::FloorDiv(a.max, b.min), scalar::FloorDiv(a.max, b.max)};
       return IntRange{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
     }
     case BinaryOp::kFloorMod: {
       if (b.min <= 0) return std::nullopt;
-      if (b.min == b.max && FloorDivInt(a.min, b.min) == FloorDivInt(a.max, b.min)) {
-        return IntRange{FloorModInt(a.min, b.min), FloorModInt(a.max, b.min)};
+      if (b.min == b.max && scalar::FloorDiv(a.min, b.min) == scalar::FloorDiv(a.max, b.min)) {
+        return IntRange{scalar::FloorMod(a.min, b.min), scalar::FloorMod(a.max, b.min)};
       }
       return IntRange{0, b.max - 1};
     }

@@ -64,14 +64,6 @@ bool ProveTrue(const Expr& cond, const VarRangeFn& ranges);
 // variables identified by id (names are ignored).
 std::string ExprKey(const Expr& e);
 
-// Floor division and modulo on integers (the IR's floordiv/floormod).
-inline int64_t FloorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-inline int64_t FloorModInt(int64_t a, int64_t b) { return a - FloorDivInt(a, b) * b; }
-
 }  // namespace pruner
 
 #endif  // PRUNER_COMMON_LOWER_INDEX_SIMPLIFY_H_
