@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
-#include "common/ir/scalar_ops.h"
+#include "common/ir/int_bounds.h"
 
 namespace pruner {
 namespace {
@@ -12,48 +13,12 @@ constexpr int64_t kWide = int64_t{1} << 40;
 constexpr Interval kUnbounded{-kWide, kWide};
 
 int64_t Clamp(int64_t v) { return std::clamp(v, -kWide, kWide); }
-
-int64_t SatMul(int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) return (a < 0) != (b < 0) ? -kWide : kWide;
-  return Clamp(r);
-}
-
-Interval Corners(int64_t a, int64_t b, int64_t c, int64_t d) {
-  return {std::min({a, b, c, d}), std::max({a, b, c, d})};
-}
+int64_t SatMul(int64_t a, int64_t b) { return Clamp(SaturatingMul(a, b)); }
 
 Interval EvalBinary(const ExprNode& e, std::span<const Interval> ranges) {
-  const Interval a = EvalInterval(*e.args[0], ranges);
-  const Interval b = EvalInterval(*e.args[1], ranges);
-  switch (e.binary_op()) {
-    case BinaryOp::kAdd:
-      return {Clamp(a.lo + b.lo), Clamp(a.hi + b.hi)};
-    case BinaryOp::kSub:
-      return {Clamp(a.lo - b.hi), Clamp(a.hi - b.lo)};
-    case BinaryOp::kMul:
-      return Corners(SatMul(a.lo, b.lo), SatMul(a.lo, b.hi), SatMul(a.hi, b.lo),
-                     SatMul(a.hi, b.hi));
-    case BinaryOp::kFloorDiv:
-      if (b.lo <= 0) return kUnbounded;
-      return Corners(scalar::FloorDiv(a.lo, b.lo), scalar::FloorDiv(a.lo, b.hi), scalar::FloorDiv(a.hi, b.lo),
-                     scalar::FloorDiv(a.hi, b.hi));
-    case BinaryOp::kDiv:
-      if (b.lo <= 0) return kUnbounded;
-      return Corners(a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi);
-    case BinaryOp::kFloorMod:
-      if (b.lo <= 0) return kUnbounded;
-      // Inside one period of a constant divisor the result is exact.
-      if (b.lo == b.hi && scalar::FloorDiv(a.lo, b.lo) == scalar::FloorDiv(a.hi, b.lo)) {
-        return {scalar::FloorMod(a.lo, b.lo), scalar::FloorMod(a.hi, b.lo)};
-      }
-      return {0, b.hi - 1};
-    case BinaryOp::kMin:
-      return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
-    case BinaryOp::kMax:
-      return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
-  }
-  return kUnbounded;
+  const std::optional<Interval> r = BinaryBounds(
+      e.binary_op(), EvalInterval(*e.args[0], ranges), EvalInterval(*e.args[1], ranges));
+  return r.has_value() ? Interval{Clamp(r->lo), Clamp(r->hi)} : kUnbounded;
 }
 
 }  // namespace

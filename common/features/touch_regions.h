@@ -12,14 +12,12 @@
 
 #include "common/features/loop_touches.h"
 #include "common/features/store_accesses.h"
+#include "common/ir/int_bounds.h"
 
 namespace pruner {
 
 // Inclusive range of a loop variable (or of an expression).
-struct Interval {
-  int64_t lo = 0;
-  int64_t hi = 0;
-};
+using Interval = IntBounds;
 
 // Bounds of an integer expression given the variables' ranges (variables
 // with no entry are 0). Reads, calls and other non-index nodes are

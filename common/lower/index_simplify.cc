@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/ir/int_bounds.h"
 #include "common/ir/scalar_ops.h"
 
 namespace pruner {
@@ -201,34 +202,6 @@ void AppendKey(const Expr& e, std::string* out) {
   out->push_back(')');
 }
 
-std::optional<IntRange> Combine(const IntRange& a, const IntRange& b, BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd: return IntRange{a.min + b.min, a.max + b.max};
-    case BinaryOp::kSub: return IntRange{a.min - b.max, a.max - b.min};
-    case BinaryOp::kMul: {
-      const int64_t p[4] = {a.min * b.min, a.min * b.max, a.max * b.min, a.max * b.max};
-      return IntRange{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
-    }
-    case BinaryOp::kFloorDiv: {
-      if (b.min <= 0) return std::nullopt;  // only positive divisors are bounded
-      const int64_t p[4] = {scalar::FloorDiv(a.min, b.min), scalar::FloorDiv(a.min, b.max),
-                            scalar::FloorDiv(a.max, b.min), scalar::FloorDiv(a.max, b.max)};
-      return IntRange{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
-    }
-    case BinaryOp::kFloorMod: {
-      if (b.min <= 0) return std::nullopt;
-      if (b.min == b.max && scalar::FloorDiv(a.min, b.min) == scalar::FloorDiv(a.max, b.min)) {
-        return IntRange{scalar::FloorMod(a.min, b.min), scalar::FloorMod(a.max, b.min)};
-      }
-      return IntRange{0, b.max - 1};
-    }
-    case BinaryOp::kMin: return IntRange{std::min(a.min, b.min), std::min(a.max, b.max)};
-    case BinaryOp::kMax: return IntRange{std::max(a.min, b.min), std::max(a.max, b.max)};
-    case BinaryOp::kDiv: return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::string ExprKey(const Expr& e) {
@@ -272,7 +245,10 @@ std::optional<IntRange> BoundExpr(const Expr& e, const VarRangeFn& ranges) {
       if (!a.has_value()) return std::nullopt;
       std::optional<IntRange> b = BoundExpr(e->args[1], ranges);
       if (!b.has_value()) return std::nullopt;
-      return Combine(*a, *b, e->binary_op());
+      std::optional<IntBounds> r =
+          BinaryBounds(e->binary_op(), IntBounds{a->min, a->max}, IntBounds{b->min, b->max});
+      if (!r.has_value()) return std::nullopt;
+      return IntRange{r->lo, r->hi};
     }
     case ExprKind::kSelect: {
       std::optional<IntRange> a = BoundExpr(e->args[1], ranges);
