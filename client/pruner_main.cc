@@ -209,6 +209,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 4096));
   check->add_option("--march", check_options.march,
                     "with --run: compile for this -march instead of native (this CPU must run it)");
+  check->add_option("--build-timeout", check_options.build_timeout_s, "with --run: seconds per build")
+      ->check(CLI::PositiveNumber);
 
   int demo_n = 20;
   auto* demo = app.add_subcommand("demo", "tour the engine on real operators (CPU and A100)");

@@ -33,6 +33,7 @@ struct ScheduleCheckOptions {
   // ("native"). Another CPU's code generation can be checked here when this
   // CPU runs its instructions ("sapphirerapids" on an AVX-512 EPYC).
   std::string march;
+  double build_timeout_s = 15;  // per build, as tuning uses
   // How many failing sentences the report keeps (to replay with --steps).
   int max_failed_sentences = 5;
 };
