@@ -6,7 +6,10 @@
 #include <iostream>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "client/service_commands.h"
+#include "common/tune/strategy_spec.h"
 
 namespace pruner {
 namespace {
@@ -56,8 +59,7 @@ void AddSubmitFlags(CLI::App* submit, SubmitFlags* f) {
               "device key to tune for: a worker's (see `pruner workers`) or a built-in profile");
   AddOptional(submit, "--name", &f->name, "job name");
   AddOptional(submit, "--strategy", &f->strategy,
-              "random, ansor-xgb, ansor-mlp, ansor-random, lse-xgb, pruner, moa-pruner, "
-              "pruner-offline (default: the server's)");
+              absl::StrCat(absl::StrJoin(KnownStrategies(), ", "), " (default: the server's)"));
   AddOptional(submit, "--pretrained-device", &f->pretrained_device,
               "moa-pruner / pruner-offline: device whose PaCM checkpoint to start from");
   AddOptional(submit, "--scheduler", &f->scheduler, "gradient or round-robin");
