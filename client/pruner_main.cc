@@ -82,6 +82,10 @@ void PrintReport(const std::string& op, const std::string& device, const Schedul
   for (const auto& [message, count] : r.run_failures) {
     std::printf("    %4d x %s\n", count, message.c_str());
   }
+  if (!r.failed_sentences.empty()) {
+    std::printf("    workload %s: replay one with --workload %s --steps \"SENTENCE\"\n",
+                r.workload_key.c_str(), r.workload_key.c_str());
+  }
   for (const std::string& sentence : r.failed_sentences) {
     std::printf("    failed: %s\n", sentence.c_str());
   }

@@ -41,22 +41,21 @@ void ExpectAllRunRight(const std::vector<SearchTask>& tasks, const ScheduleCheck
   }
 }
 
-TEST(NetworkScheduleCheck, MobileNetTasksBuildRunAndMatchOnTwoThreads) {
+ScheduleCheckOptions TwoRunsEach(uint64_t seed, int threads) {
   ScheduleCheckOptions options;
   options.num_schedules = 2;
-  options.seed = 8;
+  options.seed = seed;
   options.run = true;
-  options.num_threads = 2;
-  ExpectAllRunRight(SampledTasks("mobilenet-v2", 8), options);
+  options.num_threads = threads;
+  return options;
+}
+
+TEST(NetworkScheduleCheck, MobileNetTasksBuildRunAndMatchOnTwoThreads) {
+  ExpectAllRunRight(SampledTasks("mobilenet-v2", 8), TwoRunsEach(8, 2));
 }
 
 TEST(NetworkScheduleCheck, ResNetTasksBuildRunAndMatchOnOneThread) {
-  ScheduleCheckOptions options;
-  options.num_schedules = 2;
-  options.seed = 3;
-  options.run = true;
-  options.num_threads = 1;
-  ExpectAllRunRight(SampledTasks("resnet-50", 9), options);
+  ExpectAllRunRight(SampledTasks("resnet-50", 9), TwoRunsEach(3, 1));
 }
 
 // One of the 197 schedules that died with SIGSEGV on an Intel Xeon: GCC 12
