@@ -76,7 +76,9 @@ absl::StatusOr<BuiltModule> BuildCandidate(const Candidate& c, const CpuBuildOpt
   if (!c.source.ok()) {
     return absl::Status(c.source.status().code(), absl::StrCat("codegen: ", c.source.status().message()));
   }
-  absl::StatusOr<BuiltModule> mod = BuildCpuModule(*c.source, build, dir);
+  absl::StatusOr<BuiltModule> mod =
+      build.backend == CpuBackend::kGcc ? BuildCpuModule(*c.source, build, dir)
+                                        : std::move(BuildCpuPrograms({&*c.program}, build, 1, dir)[0]);
   if (!mod.ok()) {
     return absl::Status(mod.status().code(), absl::StrCat("build: ", mod.status().message()));
   }
@@ -133,7 +135,7 @@ Measured BuildAndMeasure(const Workload& w, const Candidate& c, const CpuBuildOp
   Measured m = LoadCheckTime(*mod, *c.program, w, warmup, repeats, budget, min_s);
   if (keep != nullptr) {
     *keep = std::make_unique<BuiltModule>(*std::move(mod));
-  } else {
+  } else if (!mod->path.empty()) {
     std::error_code ec;
     std::filesystem::remove(mod->path, ec);
   }

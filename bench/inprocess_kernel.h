@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "bench/measure_baselines.h"
+#include "common/codegen/cpu_build.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/codegen/cpu_compiler.h"
 #include "common/codegen/cpu_kernel.h"

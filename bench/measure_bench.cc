@@ -20,7 +20,7 @@
 //
 // Usage: bench_measure [--random N] [--repeats R] [--no-random]
 //                      [--dense-steps S] [--conv-steps S] [--keep DIR] [--print]
-//                      [--batch N]
+//                      [--batch N] [--backend llvm|gcc]
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,6 +96,7 @@ struct Options {
   std::string conv_steps = kConvHandSteps;
   std::string keep_dir;
   bool print = false;  // print the hand schedules' loop-nest programs
+  CpuBackend backend = CpuBackend::kLlvm;
   int batch = 10;      // per workload through MeasureBatch; 0 skips
 };
 
@@ -108,6 +109,7 @@ struct Row {
 struct WorkloadReport {
   std::vector<Row> rows;
   double naive = 0, random_best = 0, hand = 0, library = 0;
+  double hand_other = 0;  // the hand schedule through the other backend
   int random_sampled = 0, random_ok = 0;
   double pipeline_seconds = 0;  // random phase wall time
   double build_seconds_sum = 0;
@@ -122,6 +124,7 @@ WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
                            const std::string& dir) {
   WorkloadReport rep;
   CpuBuildOptions build;
+  build.backend = opt.backend;
   if (!opt.keep_dir.empty()) build.keep_source = true;
   const std::string build_dir = opt.keep_dir.empty() ? dir : opt.keep_dir;
 
@@ -147,15 +150,15 @@ WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
         cands.push_back(Prepare(states[i], device, absl::StrCat("random ", i)));
       }
     }
-    std::vector<CpuKernelSource> sources;
+    std::vector<const Program*> programs;
     std::vector<int> index;
     for (size_t i = 0; i < cands.size(); ++i) {
-      if (cands[i].source.ok()) {
-        sources.push_back(*cands[i].source);
+      if (cands[i].program.ok() && cands[i].source.ok()) {
+        programs.push_back(&*cands[i].program);
         index.push_back(static_cast<int>(i));
       }
     }
-    std::vector<absl::StatusOr<BuiltModule>> mods = BuildPool(2).BuildAll(sources, build, build_dir);
+    std::vector<absl::StatusOr<BuiltModule>> mods = BuildCpuPrograms(programs, build, 2, build_dir);
     Measured best;
     std::string best_sentence;
     int wrong = 0, failed = 0;
@@ -170,7 +173,7 @@ WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
       const Candidate& c = cands[index[i]];
       Measured m = LoadCheckTime(*mods[i], *c.program, w, 1, 3, 0.3);
       std::error_code ec;
-      std::filesystem::remove(mods[i]->path, ec);
+      if (!mods[i]->path.empty()) std::filesystem::remove(mods[i]->path, ec);
       if (!m.ok) {
         if (m.error.rfind("WRONG", 0) == 0) ++wrong; else ++failed;
         if (first_error.empty()) first_error = m.error.substr(0, 200);
@@ -183,7 +186,7 @@ WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
       }
     }
     rep.pipeline_seconds = Since(t0);
-    failed += static_cast<int>(cands.size() - sources.size());
+    failed += static_cast<int>(cands.size() - programs.size());
     rep.random_best = best.gflops;
     std::string note = absl::StrCat(rep.random_ok, "/", rep.random_sampled, " sampled ran and matched");
     if (wrong > 0) absl::StrAppend(&note, "; ", wrong, " WRONG OUTPUTS");
@@ -197,6 +200,7 @@ WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
   if (!hand_steps.empty()) {
     absl::StatusOr<std::vector<Step>> steps = ParseSteps(hand_steps);
     Measured m;
+    Measured other;
     if (!steps.ok()) {
       m.error = absl::StrCat("parse: ", steps.status().message());
     } else {
@@ -209,14 +213,37 @@ WorkloadReport RunWorkload(const Workload& w, const std::string& hand_steps,
           std::printf("%s\n", c.program.ok() ? c.program->ToString().c_str()
                                             : std::string(c.program.status().message()).c_str());
         }
+        // The other backend's build of the same program, timed in turns
+        // with this one so that both see the same machine.
+        CpuBuildOptions other_build = build;
+        other_build.backend =
+            build.backend == CpuBackend::kLlvm ? CpuBackend::kGcc : CpuBackend::kLlvm;
+        std::unique_ptr<BuiltModule> other_module;
+        other = BuildAndMeasure(w, c, other_build, build_dir, 1, 1, 10.0, 0, &other_module);
         m = BuildAndMeasure(w, c, build, build_dir, 3, opt.repeats, 10.0, 1.0,
                             &rep.hand_module);
         if (m.ok && c.program.ok()) rep.hand_program = std::make_unique<Program>(*c.program);
+        if (m.ok && other.ok) {
+          absl::StatusOr<ReadyKernel> mine = ReadyKernel::Load(*rep.hand_module, *c.program, w);
+          absl::StatusOr<ReadyKernel> theirs = ReadyKernel::Load(*other_module, *c.program, w);
+          for (int round = 0; round < 5 && mine.ok() && theirs.ok(); ++round) {
+            const Measured a = TimeKernel(*mine, w.flops, 1, opt.repeats, 1.0, 0.2);
+            const Measured b = TimeKernel(*theirs, w.flops, 1, opt.repeats, 1.0, 0.2);
+            if (a.seconds < m.seconds) m = a;
+            if (b.seconds < other.seconds) other = b;
+          }
+        }
+        if (other_module != nullptr && !other_module->path.empty()) {
+          std::error_code ec;
+          std::filesystem::remove(other_module->path, ec);
+        }
       }
     }
     if (!m.ok) rep.hand_error = m.error;
     rep.hand = m.ok ? m.gflops : 0;
-    rep.rows.push_back({"hand-chosen schedule (our steps)", m, ""});
+    rep.hand_other = other.ok ? other.gflops : 0;
+    rep.rows.push_back({absl::StrCat("hand-chosen schedule (", CpuBackendName(build.backend), ")"), m, ""});
+    rep.rows.push_back({absl::StrCat("  same program, ", CpuBackendName(build.backend == CpuBackend::kLlvm ? CpuBackend::kGcc : CpuBackend::kLlvm), " backend"), other, ""});
   }
   return rep;
 }
@@ -325,9 +352,17 @@ int Main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--keep")) opt.keep_dir = next("--keep");
     else if (!std::strcmp(argv[i], "--print")) opt.print = true;
     else if (!std::strcmp(argv[i], "--batch")) opt.batch = std::atoi(next("--batch"));
+    else if (!std::strcmp(argv[i], "--backend")) {
+      std::optional<CpuBackend> b = ParseCpuBackend(next("--backend"));
+      if (!b) {
+        std::fprintf(stderr, "--backend takes llvm or gcc\n");
+        return 2;
+      }
+      opt.backend = *b;
+    }
     else {
       std::fprintf(stderr, "usage: %s [--random N] [--repeats R] [--no-random] "
-                   "[--dense-steps S] [--conv-steps S] [--keep DIR] [--print] [--batch N]\n", argv[0]);
+                   "[--dense-steps S] [--conv-steps S] [--keep DIR] [--print] [--batch N] [--backend llvm|gcc]\n", argv[0]);
       return 2;
     }
   }
@@ -381,7 +416,8 @@ int Main(int argc, char** argv) {
   const int candidates = dr.random_sampled + cr.random_sampled;
   const double pipeline_s = dr.pipeline_seconds + cr.pipeline_seconds;
   const double throughput = pipeline_s > 0 ? candidates / pipeline_s : 0;
-  std::printf("\nmeasurement pipeline (in-process, lower + codegen + BuildPool(2) + check + time):\n");
+  std::printf("\nmeasurement pipeline (in-process, lower + %s build (2 at once) + check + time):\n",
+              CpuBackendName(opt.backend));
   std::printf("  %d candidates in %.1f s = %.2f candidates/s (sum of compiler times %.1f s)\n",
               candidates, pipeline_s, throughput, dr.build_seconds_sum + cr.build_seconds_sum);
   if (batch.available) {
@@ -413,8 +449,8 @@ int Main(int argc, char** argv) {
     }
   }
   std::error_code ec;
-  if (dr.hand_module) std::filesystem::remove(dr.hand_module->path, ec);
-  if (cr.hand_module) std::filesystem::remove(cr.hand_module->path, ec);
+  if (dr.hand_module && !dr.hand_module->path.empty()) std::filesystem::remove(dr.hand_module->path, ec);
+  if (cr.hand_module && !cr.hand_module->path.empty()) std::filesystem::remove(cr.hand_module->path, ec);
   std::filesystem::remove_all(dir, ec);
 
   const double load_end = LoadAverage();
@@ -428,11 +464,16 @@ int Main(int argc, char** argv) {
       "dense_random_vs_openblas=%.3f openblas_vs_peak=%.3f conv_naive_gflops=%.2f "
       "conv_random_gflops=%.1f conv_hand_gflops=%.1f onednn_gflops=%.1f "
       "conv_hand_vs_onednn=%.3f conv_random_vs_onednn=%.3f pipeline_candidates_per_s=%.2f "
-      "spread_cv=%.4f measurebatch_candidates_per_s=%.2f measurebatch_spread_cv=%.4f load=%.2f\n",
+      "spread_cv=%.4f measurebatch_candidates_per_s=%.2f measurebatch_spread_cv=%.4f load=%.2f "
+      "backend=%s dense_hand_vs_peak=%.3f conv_hand_vs_peak=%.3f dense_hand_other_backend_gflops=%.1f "
+      "conv_hand_other_backend_gflops=%.1f dense_hand_vs_other_backend=%.3f "
+      "conv_hand_vs_other_backend=%.3f\n",
       peak.gflops, dr.naive, dr.random_best, dr.hand, blas_gf, ratio(dr.hand, blas_gf),
       ratio(dr.random_best, blas_gf), ratio(blas_gf, peak.gflops), cr.naive, cr.random_best,
       cr.hand, dnn_gf, ratio(cr.hand, dnn_gf), ratio(cr.random_best, dnn_gf), throughput, cv,
-      batch.throughput, batch.cv, std::max(load_start, load_end));
+      batch.throughput, batch.cv, std::max(load_start, load_end), CpuBackendName(opt.backend),
+      ratio(dr.hand, peak.gflops), ratio(cr.hand, peak.gflops), dr.hand_other, cr.hand_other,
+      ratio(dr.hand, dr.hand_other), ratio(cr.hand, cr.hand_other));
   return 0;
 }
 

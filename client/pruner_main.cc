@@ -6,6 +6,7 @@
 // tuning service's client (submit, watch, cancel, workers; service_cli.h).
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "client/schedule_check.h"
 #include "client/service_cli.h"
 #include "client/tune_command.h"
+#include "common/codegen/cpu_compiler.h"
 #include "common/device/device_profile.h"
 #include "common/device/device_profile_json.h"
 #include "common/ir/ops.h"
@@ -29,6 +31,12 @@
 
 namespace pruner {
 namespace {
+
+// --backend values.
+std::map<std::string, CpuBackend> BackendNames() {
+  return {{CpuBackendName(CpuBackend::kLlvm), CpuBackend::kLlvm},
+          {CpuBackendName(CpuBackend::kGcc), CpuBackend::kGcc}};
+}
 
 int Fail(const absl::Status& status) {
   std::cerr << "error: " << status.message() << "\n";
@@ -215,6 +223,9 @@ int main(int argc, char** argv) {
                     "with --run: compile for this -march instead of native (this CPU must run it)");
   check->add_option("--build-timeout", check_options.build_timeout_s, "with --run: seconds per build")
       ->check(CLI::PositiveNumber);
+  check->add_option("--backend", check_options.backend,
+                    "with --run: llvm (in process) or gcc (C++ and a compiler process)")
+      ->transform(CLI::CheckedTransformer(pruner::BackendNames(), CLI::ignore_case));
 
   int demo_n = 20;
   auto* demo = app.add_subcommand("demo", "tour the engine on real operators (CPU and A100)");
@@ -249,6 +260,9 @@ int main(int argc, char** argv) {
   tune->add_option("--threads", topt.measure.num_threads,
                    "OpenMP threads per kernel (0: all hardware threads)")
       ->check(CLI::Range(0, 4096));
+  tune->add_option("--backend", topt.measure.build.backend,
+                   "CPU code generator: llvm (in process) or gcc (C++ and a compiler process)")
+      ->transform(CLI::CheckedTransformer(pruner::BackendNames(), CLI::ignore_case));
   tune->add_flag("--quiet", tune_command.quiet, "one line per round, no tables");
 
   // The records database itself.

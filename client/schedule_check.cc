@@ -54,6 +54,7 @@ void RunOnThisCpu(const std::shared_ptr<const ComputeDag>& dag, const DeviceProf
   measure.seed = options.seed;
   if (!options.march.empty()) measure.build.march = options.march;
   measure.build_timeout_s = options.build_timeout_s;
+  measure.build.backend = options.backend;
   const std::vector<MeasureResult> results = MeasureBatch(inputs, measure);
   for (size_t i = 0; i < results.size(); ++i) {
     const MeasureResult& r = results[i];

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/codegen/cpu_compiler.h"
 #include "common/device/device_profile.h"
 #include "common/ir/compute_dag.h"
 
@@ -34,6 +35,7 @@ struct ScheduleCheckOptions {
   // CPU runs its instructions ("sapphirerapids" on an AVX-512 EPYC).
   std::string march;
   double build_timeout_s = 15;  // per build, as tuning uses
+  CpuBackend backend = CpuBackend::kLlvm;
   // How many failing sentences the report keeps (to replay with --steps).
   int max_failed_sentences = 5;
 };

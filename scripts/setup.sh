@@ -12,6 +12,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev
   libxgboost-dev
+  llvm-15-dev
 )
 
 missing=()

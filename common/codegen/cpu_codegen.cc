@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "common/base/status_macros.h"
 #include "common/codegen/cpu_expr_printer.h"
+#include "common/codegen/cpu_loop_rules.h"
 #include "common/lower/index_simplify.h"
 
 namespace pruner {
@@ -20,106 +21,8 @@ namespace {
 using cpu_codegen::ExprPrinter;
 using cpu_codegen::SanitizeName;
 
-constexpr int64_t kStepsSaturated = int64_t{1} << 40;
 // GCC rejects `#pragma GCC unroll` factors above this.
 constexpr int64_t kMaxUnrollPragma = 65534;
-
-uint64_t Fnv1a(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-// TVM's unroll step count: one per store, times the extent of each loop.
-// A vectorized loop counts once: TVM vectorizes before it unrolls, so by
-// then the loop is one vector statement. (Counting its lanes kept a
-// 14 x 16-lane conv2d register tile from being unrolled unless the
-// schedule drew the largest auto_unroll_max_step, and without the unroll
-// GCC keeps the tile in memory.)
-int64_t StepCount(const Stmt& s) {
-  if (s == nullptr) return 0;
-  switch (s->kind) {
-    case StmtKind::kStore: return 1;
-    case StmtKind::kBarrier: return 0;
-    case StmtKind::kFor:
-      if (s->for_kind == ForKind::kVectorized) return StepCount(s->body);
-      return std::min(kStepsSaturated, s->extent * StepCount(s->body));
-    case StmtKind::kSeq: {
-      int64_t sum = 0;
-      for (const Stmt& c : s->seq) sum = std::min(kStepsSaturated, sum + StepCount(c));
-      return sum;
-    }
-    case StmtKind::kIfThenElse: return StepCount(s->body) + StepCount(s->else_body);
-    case StmtKind::kAllocate: return StepCount(s->body);
-  }
-  return 0;
-}
-
-// True when index = c * var + (terms without var) with c != 0, so that
-// different values of var give different indices whatever the other loops
-// are. Terms are the canonical atoms of SimplifyIndex (floordiv, floormod,
-// products), which lowering puts in the indices of split and fused loops.
-bool VarHasNonZeroCoefficient(const Expr& index, int var) {
-  bool found = false;
-  for (const auto& [atom, coeff] : ToLinearTerms(index).terms) {
-    if (atom->kind == ExprKind::kVar && atom->id == var) {
-      found = coeff != 0;
-    } else if (UsesVar(atom, var)) {
-      return false;
-    }
-  }
-  return found;
-}
-
-bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!StructurallyEqual(a[i], b[i])) return false;
-  }
-  return true;
-}
-
-// True when `#pragma omp simd` over `var` is a true statement about the
-// loop: each store writes a different element in each iteration (an index is
-// affine in var), and a buffer written in the loop is read only by the
-// accumulation of its own store, at the stored element.
-bool SafeToAssertSimd(const StmtNode& loop) {
-  // Written buffer -> the indices of its stores; two stores of one buffer
-  // at different indices could hit each other's elements across iterations.
-  absl::flat_hash_map<int, const std::vector<Expr>*> written;
-  bool safe = true;
-  VisitStmt(loop.body, [&](const StmtNode& s) {
-    if (s.kind != StmtKind::kStore) return;
-    auto [it, inserted] = written.emplace(s.buffer, &s.indices);
-    if (!inserted && !SameIndices(*it->second, s.indices)) safe = false;
-  });
-  auto reads_written = [&](const Expr& e) {
-    if (e == nullptr) return false;
-    for (int t : ReadTensors(e)) {
-      if (written.contains(t)) return true;
-    }
-    return false;
-  };
-  VisitStmt(loop.body, [&](const StmtNode& s) {
-    if (!safe) return;
-    if (s.kind == StmtKind::kIfThenElse && reads_written(s.condition)) safe = false;
-    if (s.kind != StmtKind::kStore) return;
-    bool distinct = false;
-    for (const Expr& index : s.indices) {
-      if (reads_written(index)) safe = false;
-      distinct = distinct || VarHasNonZeroCoefficient(index, loop.var);
-    }
-    if (!distinct) safe = false;
-    VisitExpr(s.value, [&](const ExprNode& n) {
-      if (n.kind != ExprKind::kRead || !written.contains(n.id)) return;
-      if (n.id != s.buffer || !SameIndices(n.args, s.indices)) safe = false;
-    });
-  });
-  return safe;
-}
 
 class Emitter {
  public:
@@ -168,14 +71,13 @@ class Emitter {
         Line(indent, "#pragma omp parallel for schedule(static)");
         break;
       case ForKind::kVectorized:
-        if (SafeToAssertSimd(s)) Line(indent, "#pragma omp simd");
+        if (IterationsIndependent(s)) Line(indent, "#pragma omp simd");
         break;
       case ForKind::kUnrolled:
         if (s.extent <= kMaxUnrollPragma) Line(indent, absl::StrCat("#pragma GCC unroll ", s.extent));
         break;
       default:
-        if (unroll_budget_ > 0 && s.extent <= kMaxUnrollPragma &&
-            StepCount(s.body) * s.extent <= unroll_budget_) {
+        if (s.extent <= kMaxUnrollPragma && WithinUnrollBudget(s, unroll_budget_)) {
           Line(indent, absl::StrCat("#pragma GCC unroll ", s.extent));
         }
         break;
@@ -258,7 +160,7 @@ absl::StatusOr<CpuKernelSource> GenerateCpuSource(const Program& program,
     return absl::InvalidArgumentError("CPU codegen needs a CPU program and a CPU device");
   }
   CpuKernelSource source;
-  source.symbol = absl::StrFormat("pruner_cpu_%016x", Fnv1a(program.ToString()));
+  source.symbol = CpuKernelSymbol(program);
   source.num_inputs = static_cast<int>(program.inputs.size());
   source.num_outputs = static_cast<int>(program.outputs.size());
 

@@ -16,7 +16,10 @@
 #define PRUNER_COMMON_CODEGEN_CPU_COMPILER_H_
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,7 +28,21 @@
 
 namespace pruner {
 
+class JitCpuKernel;  // cpu_llvm_jit.h
+
+// Which code generator builds CPU kernels: LLVM in process
+// (cpu_llvm_codegen.h) or generated C++ built by a compiler process
+// (cpu_codegen.h, this file).
+enum class CpuBackend { kLlvm, kGcc };
+// "llvm", "gcc".
+const char* CpuBackendName(CpuBackend backend);
+// The inverse; std::nullopt for any other text.
+std::optional<CpuBackend> ParseCpuBackend(std::string_view name);
+
 struct CpuBuildOptions {
+  CpuBackend backend = CpuBackend::kLlvm;
+  // The g++ backend's compiler and flags (the LLVM backend reads the
+  // optimization level from `opt` and the CPU from `march`).
   std::string compiler = "g++";
   std::string opt = "-O3";
   // -march=<march>: "native" for the host, or a named target ("skylake-avx512",
@@ -41,13 +58,17 @@ struct CpuBuildOptions {
   bool keep_source = false;
 };
 
-// A built shared object; its file stays until the caller removes it.
+// A built kernel: a shared object whose file stays until the caller removes
+// it (g++ backend), or code the JIT loaded into this process (LLVM backend:
+// `jit` is set and `path` empty; a kernel built for another CPU has
+// neither and cannot run here).
 struct BuiltModule {
   std::string path;     // the .so
   std::string symbol;   // the entry point
   int64_t binary_bytes = 0;
   double build_seconds = 0;
   std::string command;  // the compiler command line, for reports
+  std::shared_ptr<const JitCpuKernel> jit;
 };
 
 absl::StatusOr<BuiltModule> BuildCpuModule(const CpuKernelSource& source,

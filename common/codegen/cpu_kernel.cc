@@ -12,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/codegen/cpu_codegen.h"
+#include "common/codegen/cpu_llvm_jit.h"
+#include "common/codegen/cpu_runtime.h"
 
 namespace pruner {
 namespace {
@@ -26,19 +28,22 @@ void PinOpenMpRuntime() {
 
 }  // namespace
 
-void KernelArgDeleter::operator()(float* data) const {
-  if (data != nullptr) std::free(reinterpret_cast<char*>(data) - kCpuReadSlackBytes);
-}
+void KernelArgDeleter::operator()(float* data) const { pruner_cpu_free(data); }
 
+// The LLVM kernels' runtime allocator is the contract's allocator.
 KernelArgBuffer AllocateKernelArg(int64_t elements) {
-  const size_t data_bytes =
-      (static_cast<size_t>(std::max<int64_t>(elements, 1)) * sizeof(float) + 63) / 64 * 64;
-  char* base = static_cast<char*>(std::aligned_alloc(64, data_bytes + 2 * kCpuReadSlackBytes));
-  return KernelArgBuffer(base == nullptr ? nullptr
-                                         : reinterpret_cast<float*>(base + kCpuReadSlackBytes));
+  return KernelArgBuffer(pruner_cpu_alloc(elements));
 }
 
 absl::StatusOr<LoadedKernel> LoadedKernel::Load(const BuiltModule& module) {
+  if (module.jit != nullptr) {
+    return LoadedKernel(nullptr, module.jit->entry(), module.symbol, module.jit);
+  }
+  if (module.path.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "kernel ", module.symbol, " was built for another CPU (", module.command,
+        ") and cannot run here"));
+  }
   PinOpenMpRuntime();
   void* handle = dlopen(module.path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -56,7 +61,8 @@ absl::StatusOr<LoadedKernel> LoadedKernel::Load(const BuiltModule& module) {
 LoadedKernel::LoadedKernel(LoadedKernel&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)),
       entry_(std::exchange(other.entry_, nullptr)),
-      symbol_(std::move(other.symbol_)) {}
+      symbol_(std::move(other.symbol_)),
+      jit_(std::move(other.jit_)) {}
 
 LoadedKernel& LoadedKernel::operator=(LoadedKernel&& other) noexcept {
   if (this != &other) {
@@ -64,6 +70,7 @@ LoadedKernel& LoadedKernel::operator=(LoadedKernel&& other) noexcept {
     handle_ = std::exchange(other.handle_, nullptr);
     entry_ = std::exchange(other.entry_, nullptr);
     symbol_ = std::move(other.symbol_);
+    jit_ = std::move(other.jit_);
   }
   return *this;
 }

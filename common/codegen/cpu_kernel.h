@@ -26,8 +26,9 @@ struct KernelArgDeleter {
 using KernelArgBuffer = std::unique_ptr<float[], KernelArgDeleter>;
 KernelArgBuffer AllocateKernelArg(int64_t elements);
 
-// A dlopen'ed module (RTLD_NOW | RTLD_LOCAL, so modules with clashing
-// symbols coexist); dlclose on destruction. Move-only.
+// A runnable kernel: a dlopen'ed module (RTLD_NOW | RTLD_LOCAL, so modules
+// with clashing symbols coexist; dlclose on destruction), or a reference to
+// a JIT-loaded one (BuiltModule::jit). Move-only.
 class LoadedKernel {
  public:
   static absl::StatusOr<LoadedKernel> Load(const BuiltModule& module);
@@ -42,11 +43,13 @@ class LoadedKernel {
   const std::string& symbol() const { return symbol_; }
 
  private:
-  LoadedKernel(void* handle, CpuEntryFn entry, std::string symbol)
-      : handle_(handle), entry_(entry), symbol_(std::move(symbol)) {}
+  LoadedKernel(void* handle, CpuEntryFn entry, std::string symbol,
+               std::shared_ptr<const JitCpuKernel> jit = nullptr)
+      : handle_(handle), entry_(entry), symbol_(std::move(symbol)), jit_(std::move(jit)) {}
   void* handle_ = nullptr;
   CpuEntryFn entry_ = nullptr;
   std::string symbol_;
+  std::shared_ptr<const JitCpuKernel> jit_;
 };
 
 // Copies `inputs` (Program::inputs order) into kernel argument buffers, runs

@@ -1,5 +1,6 @@
-#include <dlfcn.h>
 #include "common/measure/cpu_runner.h"
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "common/base/status_macros.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/codegen/cpu_kernel.h"
+#include "common/codegen/cpu_runtime.h"
 #include "common/measure/guarded_buffer.h"
 #include "common/measure/sandbox.h"
 
@@ -144,6 +146,8 @@ RunOutcome RunInChild(const BuiltModule& module, const Program& program,
   if (!kernel.ok()) {
     return RunOutcome::Failure(MeasureError::kRunError, "run", std::string(kernel.status().message()));
   }
+  // LLVM kernels' parallel loops run on the runtime's pool.
+  SetCpuRuntimeThreads(options.num_threads);
   if (options.num_threads > 0) {
     // The kernel's libgomp is loaded by now (RTLD_GLOBAL); the setting is
     // this thread's, and this thread runs every call below.

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/base/parallel_for.h"
+#include "common/codegen/cpu_build.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/codegen/cpu_compiler.h"
 #include "common/codegen/cuda_codegen.h"
@@ -131,29 +132,25 @@ MeasureError BuildErrorClass(const absl::Status& s) {
 void MeasureCpu(const std::vector<MeasureInput>& inputs, const std::vector<size_t>& indices,
                 const MeasureOptions& options, std::vector<MeasureResult>* results) {
   std::vector<Prepared> prepared;
-  std::vector<CpuKernelSource> sources;
-  std::vector<size_t> owners;  // input index of each source
+  std::vector<size_t> owners;  // input index of each prepared program
   for (size_t i : indices) {
     MeasureResult* r = &(*results)[i];
     std::optional<Prepared> p = LowerAndFetchReference(inputs[i], options, r);
     if (!p) continue;
-    auto source = GenerateCpuSource(p->program, inputs[i].device);
-    if (!source.ok()) {
-      Fail(r, CodegenErrorClass(source.status()), "codegen", source.status());
-      continue;
-    }
     prepared.push_back(*std::move(p));
-    sources.push_back(*std::move(source));
     owners.push_back(i);
   }
-  if (sources.empty()) return;
+  if (prepared.empty()) return;
+  std::vector<const Program*> programs;
+  for (const Prepared& p : prepared) programs.push_back(&p.program);
 
   const WorkDir work_dir(options.work_dir);
   CpuBuildOptions build = options.build;
   build.timeout = absl::Seconds(options.build_timeout_s);
-  const auto modules = BuildPool(options.max_parallel_builds).BuildAll(sources, build, work_dir.path());
+  const auto modules =
+      BuildCpuPrograms(programs, build, options.max_parallel_builds, work_dir.path());
 
-  // The pool's threads have joined: forking from here on is as safe as a
+  // The build threads have joined: forking from here on is as safe as a
   // single-threaded fork gets. One run at a time, also across concurrent
   // MeasureBatch calls: timings must not overlap.
   std::lock_guard<std::mutex> one_run_at_a_time(RunMutex());
@@ -168,8 +165,10 @@ void MeasureCpu(const std::vector<MeasureInput>& inputs, const std::vector<size_
     Finish(RunCpuModuleSandboxed(*modules[k], prepared[k].program, prepared[k].reference->inputs,
                                  prepared[k].reference->outputs, options, inputs[owners[k]].device),
            r);
-    std::error_code ec;
-    std::filesystem::remove(modules[k]->path, ec);
+    if (!modules[k]->path.empty()) {
+      std::error_code ec;
+      std::filesystem::remove(modules[k]->path, ec);
+    }
   }
 }
 

@@ -5,13 +5,15 @@
 // executor. Prints one line of counts per operator and the failures.
 //
 //   codegen_cpu_check [--n 100] [--seed 1] [--jobs 2] [--op SPEC]...
-//                     [--march native] [--redraw-splits] [--show-failure]
+//                     [--march native] [--backend llvm|gcc] [--redraw-splits]
+//                     [--show-failure]
 // --redraw-splits redraws every split length from [1, 7] (non-dividing
 // tiles, so guards); redrawn schedules over a device limit are "skipped".
 // Exit status 0 when every sampled schedule matched.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +26,7 @@ namespace {
 int Usage() {
   std::fprintf(stderr,
                "usage: codegen_cpu_check [--n N] [--seed S] [--jobs J] [--op SPEC]... "
-               "[--march TARGET] [--redraw-splits] [--show-failure]\n");
+               "[--march TARGET] [--backend llvm|gcc] [--redraw-splits] [--show-failure]\n");
   return 2;
 }
 
@@ -49,6 +51,10 @@ int main(int argc, char** argv) {
       ops.push_back(argv[++i]);
     } else if (arg == "--march" && has_value) {
       options.build.march = argv[++i];
+    } else if (arg == "--backend" && has_value) {
+      std::optional<pruner::CpuBackend> backend = pruner::ParseCpuBackend(argv[++i]);
+      if (!backend) return Usage();
+      options.build.backend = *backend;
     } else if (arg == "--redraw-splits") {
       options.redraw_split_lengths = true;
     } else if (arg == "--show-failure") {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/codegen/cpu_build.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/codegen/cpu_kernel.h"
 #include "common/ir/ops.h"
@@ -65,14 +66,22 @@ absl::Status BuildRunAndCompare(const Program& program, const DeviceProfile& dev
                                 const std::vector<Tensor>& want) {
   absl::StatusOr<CpuKernelSource> source = GenerateCpuSource(program, device);
   if (!source.ok()) return source.status();
-  absl::StatusOr<BuiltModule> module = BuildCpuModule(*source, options, work_dir);
-  if (!module.ok()) return module.status();
-  absl::Status result = RunAndCompare(*module, program, inputs, want);
-  std::error_code ec;
-  std::filesystem::remove(module->path, ec);
-  if (!result.ok()) {
-    return absl::Status(result.code(), absl::StrCat(result.message(), "\ngenerated source:\n",
-                                                    source->code));
+  for (CpuBackend backend : {CpuBackend::kGcc, CpuBackend::kLlvm}) {
+    CpuBuildOptions build = options;
+    build.backend = backend;
+    absl::StatusOr<BuiltModule> module = std::move(BuildCpuPrograms({&program}, build, 1, work_dir)[0]);
+    if (!module.ok()) {
+      return absl::Status(module.status().code(), absl::StrCat(CpuBackendName(backend),
+                                                               " backend: ", module.status().message()));
+    }
+    absl::Status result = RunAndCompare(*module, program, inputs, want);
+    std::error_code ec;
+    if (!module->path.empty()) std::filesystem::remove(module->path, ec);
+    if (!result.ok()) {
+      return absl::Status(result.code(),
+                          absl::StrCat(CpuBackendName(backend), " backend: ", result.message(),
+                                       "\ngenerated C++ source:\n", source->code));
+    }
   }
   return absl::OkStatus();
 }
@@ -130,6 +139,8 @@ absl::StatusOr<CpuCheckCounts> CheckRandomCpuSchedules(const std::string& op_spe
       continue;
     }
     ++counts.lowered;
+    // The C++ source is generated for either backend: the g++ one builds
+    // it, and a failure report shows it.
     absl::StatusOr<CpuKernelSource> source = GenerateCpuSource(*program, device);
     if (!source.ok()) {
       fail("codegen", source.status(), program->ToString());
@@ -141,11 +152,14 @@ absl::StatusOr<CpuCheckCounts> CheckRandomCpuSchedules(const std::string& op_spe
     sentences.push_back(state.ToSentence());
   }
 
+  std::vector<const Program*> to_build;
+  for (const Program& p : programs) to_build.push_back(&p);
   const std::vector<absl::StatusOr<BuiltModule>> modules =
-      BuildPool(options.max_parallel_builds).BuildAll(sources, options.build, work_dir);
+      BuildCpuPrograms(to_build, options.build, options.max_parallel_builds, work_dir);
   for (size_t i = 0; i < modules.size(); ++i) {
     const std::string detail =
-        absl::StrCat(sentences[i], "\n", programs[i].ToString(), "\n", sources[i].code);
+        absl::StrCat(CpuBackendName(options.build.backend), " backend\n", sentences[i], "\n",
+                     programs[i].ToString(), "\n", sources[i].code);
     if (!modules[i].ok()) {
       fail("build", modules[i].status(), detail);
       continue;
@@ -155,7 +169,7 @@ absl::StatusOr<CpuCheckCounts> CheckRandomCpuSchedules(const std::string& op_spe
     counts.binary_bytes += modules[i]->binary_bytes;
     absl::Status result = RunAndCompare(*modules[i], programs[i], inputs, *want);
     std::error_code ec;
-    std::filesystem::remove(modules[i]->path, ec);
+    if (!modules[i]->path.empty()) std::filesystem::remove(modules[i]->path, ec);
     if (!result.ok()) {
       fail("run", result, detail);
       continue;

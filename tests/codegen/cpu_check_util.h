@@ -1,6 +1,7 @@
 // The end-to-end CPU check shared by the codegen tests and the
-// codegen_cpu_check tool: schedule -> Lower -> GenerateCpuSource -> build ->
-// dlopen -> run on RandomInputs -> CheckAllClose against RunReference.
+// codegen_cpu_check tool: schedule -> Lower -> build (LLVM in process, or
+// GenerateCpuSource + g++) -> load -> run on RandomInputs -> CheckAllClose
+// against RunReference.
 #ifndef PRUNER_TESTS_CODEGEN_CPU_CHECK_UTIL_H_
 #define PRUNER_TESTS_CODEGEN_CPU_CHECK_UTIL_H_
 
@@ -28,7 +29,9 @@ inline constexpr double kCpuAtol = 1e-4;
 // A work directory under $TMPDIR (or /tmp) unique to this process and `tag`.
 std::string MakeWorkDir(const std::string& tag);
 
-// Builds `program`, runs it on `inputs` and compares with `want`.
+// Builds `program` with each backend (the g++ one with `options`' compiler
+// and flags), runs it on `inputs` and compares with `want`; the first
+// failure names its backend.
 absl::Status BuildRunAndCompare(const Program& program, const DeviceProfile& device,
                                 const CpuBuildOptions& options, const std::string& work_dir,
                                 const std::vector<Tensor>& inputs,

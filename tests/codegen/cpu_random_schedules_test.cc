@@ -1,11 +1,14 @@
 // Random CPU schedules from the sketch rules and the annotation sampler, for
-// every operator: each one must build, run and match the reference. A few
+// every operator and both backends: each one must build, run and match the
+// reference. A few
 // per operator here; codegen_cpu_check runs as many as asked.
 #include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <tuple>
 
+#include "absl/strings/str_cat.h"
 #include "common/device/device_profile.h"
 #include "gtest/gtest.h"
 #include "tests/codegen/cpu_check_util.h"
@@ -13,11 +16,14 @@
 namespace pruner {
 namespace {
 
-class RandomCpuSchedules : public ::testing::TestWithParam<std::string> {};
+// (operator spec, backend)
+using Case = std::tuple<std::string, CpuBackend>;
+class RandomCpuSchedules : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RandomCpuSchedules, BuildRunAndMatchTheReference) {
-  const std::string& spec = GetParam();
+  const std::string& spec = std::get<0>(GetParam());
   testing::CpuCheckOptions options;
+  options.build.backend = std::get<1>(GetParam());
   options.num_schedules = 5;
   options.seed = 11;
   options.max_parallel_builds = 2;
@@ -34,8 +40,9 @@ TEST_P(RandomCpuSchedules, BuildRunAndMatchTheReference) {
 
 // Split lengths redrawn so that most splits leave a tail: guards built too.
 TEST_P(RandomCpuSchedules, NonDivisibleSplitsBuildRunAndMatch) {
-  const std::string& spec = GetParam();
+  const std::string& spec = std::get<0>(GetParam());
   testing::CpuCheckOptions options;
+  options.build.backend = std::get<1>(GetParam());
   options.num_schedules = 5;
   options.seed = 23;
   options.redraw_split_lengths = true;
@@ -50,9 +57,9 @@ TEST_P(RandomCpuSchedules, NonDivisibleSplitsBuildRunAndMatch) {
   EXPECT_EQ(counts->matched + counts->skipped, counts->sampled) << counts->first_failure;
 }
 
-std::string CaseName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name;
-  for (char c : info.param) {
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  std::string name = absl::StrCat(CpuBackendName(std::get<1>(info.param)), "_");
+  for (char c : std::get<0>(info.param)) {
     if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
       name.push_back(c);
     } else if (!name.empty() && name.back() != '_') {
@@ -63,7 +70,10 @@ std::string CaseName(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Operators, RandomCpuSchedules,
-                         ::testing::ValuesIn(testing::CpuCheckOperators()), CaseName);
+                         ::testing::Combine(::testing::ValuesIn(testing::CpuCheckOperators()),
+                                            ::testing::Values(CpuBackend::kLlvm,
+                                                              CpuBackend::kGcc)),
+                         CaseName);
 
 }  // namespace
 }  // namespace pruner

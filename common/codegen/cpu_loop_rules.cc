@@ -1,0 +1,113 @@
+#include "common/codegen/cpu_loop_rules.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_format.h"
+#include "common/ir/int_bounds.h"
+#include "common/lower/index_simplify.h"
+
+namespace pruner {
+namespace {
+
+constexpr int64_t kStepsSaturated = int64_t{1} << 40;
+
+uint64_t Fnv1a(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// True when index = c * var + (terms without var) with c != 0, so that
+// different values of var give different indices whatever the other loops
+// are. Terms are the canonical atoms of SimplifyIndex (floordiv, floormod,
+// products), which lowering puts in the indices of split and fused loops.
+bool VarHasNonZeroCoefficient(const Expr& index, int var) {
+  bool found = false;
+  for (const auto& [atom, coeff] : ToLinearTerms(index).terms) {
+    if (atom->kind == ExprKind::kVar && atom->id == var) {
+      found = coeff != 0;
+    } else if (UsesVar(atom, var)) {
+      return false;
+    }
+  }
+  return found;
+}
+
+bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!StructurallyEqual(a[i], b[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string CpuKernelSymbol(const Program& program) {
+  return absl::StrFormat("pruner_cpu_%016x", Fnv1a(program.ToString()));
+}
+
+int64_t UnrollStepCount(const Stmt& s) {
+  if (s == nullptr) return 0;
+  switch (s->kind) {
+    case StmtKind::kStore: return 1;
+    case StmtKind::kBarrier: return 0;
+    case StmtKind::kFor:
+      if (s->for_kind == ForKind::kVectorized) return UnrollStepCount(s->body);
+      return std::min(kStepsSaturated, SaturatingMul(s->extent, UnrollStepCount(s->body)));
+    case StmtKind::kSeq: {
+      int64_t sum = 0;
+      for (const Stmt& c : s->seq) sum = std::min(kStepsSaturated, sum + UnrollStepCount(c));
+      return sum;
+    }
+    case StmtKind::kIfThenElse: return UnrollStepCount(s->body) + UnrollStepCount(s->else_body);
+    case StmtKind::kAllocate: return UnrollStepCount(s->body);
+  }
+  return 0;
+}
+
+bool WithinUnrollBudget(const StmtNode& loop, int64_t budget) {
+  return budget > 0 && SaturatingMul(UnrollStepCount(loop.body), loop.extent) <= budget;
+}
+
+bool IterationsIndependent(const StmtNode& loop) {
+  // Written buffer -> the indices of its stores; two stores of one buffer
+  // at different indices could hit each other's elements across iterations.
+  absl::flat_hash_map<int, const std::vector<Expr>*> written;
+  bool safe = true;
+  VisitStmt(loop.body, [&](const StmtNode& s) {
+    if (s.kind != StmtKind::kStore) return;
+    auto [it, inserted] = written.emplace(s.buffer, &s.indices);
+    if (!inserted && !SameIndices(*it->second, s.indices)) safe = false;
+  });
+  auto reads_written = [&](const Expr& e) {
+    if (e == nullptr) return false;
+    for (int t : ReadTensors(e)) {
+      if (written.contains(t)) return true;
+    }
+    return false;
+  };
+  VisitStmt(loop.body, [&](const StmtNode& s) {
+    if (!safe) return;
+    if (s.kind == StmtKind::kIfThenElse && reads_written(s.condition)) safe = false;
+    if (s.kind != StmtKind::kStore) return;
+    bool distinct = false;
+    for (const Expr& index : s.indices) {
+      if (reads_written(index)) safe = false;
+      distinct = distinct || VarHasNonZeroCoefficient(index, loop.var);
+    }
+    if (!distinct) safe = false;
+    VisitExpr(s.value, [&](const ExprNode& n) {
+      if (n.kind != ExprKind::kRead || !written.contains(n.id)) return;
+      if (n.id != s.buffer || !SameIndices(n.args, s.indices)) safe = false;
+    });
+  });
+  return safe;
+}
+
+}  // namespace pruner
