@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/base/parallel_for.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/codegen/cpu_llvm_codegen.h"
@@ -35,6 +36,14 @@ absl::StatusOr<BuiltModule> BuildWithLlvm(const Program& program, const CpuBuild
   module.jit = *std::move(kernel);
   module.build_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // An in-process compile cannot be stopped midway; one that took longer
+  // than the deadline still counts as a build timeout, as a killed compiler
+  // process would, so both backends classify a candidate alike.
+  if (module.build_seconds > absl::ToDoubleSeconds(options.timeout)) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("build timeout: LLVM took ", module.build_seconds, " s (limit ",
+                     absl::ToDoubleSeconds(options.timeout), " s)"));
+  }
   return module;
 }
 

@@ -9,7 +9,9 @@
 // - g++: GenerateCpuSource, then BuildPool's compiler processes
 //   (cpu_compiler.h), .so files in work_dir.
 // Error classes are cpu_compiler.h's: a program the backend refuses is
-// InvalidArgument ("invalid schedule"), a failed build Internal.
+// InvalidArgument ("invalid schedule"), a failed build Internal, a build
+// over options.timeout DeadlineExceeded (LLVM: judged when it ends, since
+// an in-process compile cannot be stopped).
 #ifndef PRUNER_COMMON_CODEGEN_CPU_BUILD_H_
 #define PRUNER_COMMON_CODEGEN_CPU_BUILD_H_
 

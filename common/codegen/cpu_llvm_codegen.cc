@@ -34,12 +34,9 @@
 namespace pruner {
 namespace {
 
-// A kUnrolled loop is unrolled here up to this many steps (extent times its
-// body's statements); beyond, it stays a loop marked for LLVM's full unroll.
-constexpr int64_t kMaxExplicitUnrollSteps = 1024;
-// Stores emitted before the instruction limit is checked for real: a cheap
-// early stop for nests that unroll into millions of statements.
-constexpr int64_t kMaxEmittedStores = 50000;
+// Stores one kernel may unroll into; more is refused as an invalid schedule
+// before LLVM sees it (its optimizer's time grows with the code).
+constexpr int64_t kMaxEmittedStores = 16384;
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -636,7 +633,8 @@ class IrEmitter {
   absl::Status EmitStore(const StmtNode& s) {
     if (++stores_emitted_ > kMaxEmittedStores) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "invalid schedule: the kernel unrolls into more than ", kMaxEmittedStores, " stores"));
+          "invalid schedule: the kernel unrolls into more than ", kMaxEmittedStores,
+          " stores (LLVM backend limit)"));
     }
     PRUNER_ASSIGN_OR_RETURN(Expr offset, FlatOffset(s.buffer, s.indices));
     PRUNER_ASSIGN_OR_RETURN(llvm::Value * data, BufferPointer(s.buffer));
@@ -799,9 +797,7 @@ class IrEmitter {
         st = CanVectorize(s) ? EmitVectorized(s) : EmitSerial(s, LoopHint("llvm.loop.vectorize.enable"));
         break;
       case ForKind::kUnrolled:
-        st = SaturatingMul(UnrollStepCount(s.body), s.extent) <= kMaxExplicitUnrollSteps
-                 ? EmitUnrolled(s)
-                 : EmitSerial(s, LoopHint("llvm.loop.unroll.full"));
+        st = EmitUnrolled(s);
         break;
       default:
         st = WithinUnrollBudget(s, unroll_budget_) ? EmitUnrolled(s) : EmitSerial(s, nullptr);

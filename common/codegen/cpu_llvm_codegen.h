@@ -11,7 +11,7 @@
 //   masked-off lane never touches memory). A loop whose body is not a
 //   straight list of stores, or whose iterations depend on each other in a
 //   way lanes cannot honour, stays a loop and goes to LLVM's vectorizer;
-// - unrolled loops, and serial loops within an auto_unroll_max_step budget
+// - unrolled loops (always), and serial loops within an auto_unroll_max_step budget
 //   (TVM's step count, as the g++ path counts it), are unrolled here, so a
 //   register tile (a local buffer whose elements under the reduction loop
 //   are a few vectors at fixed addresses) reaches LLVM as straight-line code
@@ -39,10 +39,11 @@
 namespace pruner {
 
 inline constexpr int64_t kLlvmMaxVectorLanes = 256;
-// Programs whose IR before optimization exceeds this many instructions are
-// refused as invalid schedules (full unrolling gone too far), so one
-// candidate cannot stall the in-process compiler for seconds.
-inline constexpr int64_t kLlvmMaxInstructions = 200000;
+// Programs whose IR before optimization exceeds this many instructions (or
+// that unroll into more than 16,384 stores) are refused as invalid
+// schedules: unrolling gone too far, which would stall the in-process
+// compiler for seconds.
+inline constexpr int64_t kLlvmMaxInstructions = 150000;
 
 struct LlvmCpuTarget {
   // An LLVM CPU name ("skylake-avx512", "sapphirerapids", "znver3"), or

@@ -121,6 +121,7 @@ TEST(LocalMeasurerTest, CompilerFailureIsABuildError) {
   const DeviceProfile cpu = Profile("cpu");
   std::vector<MeasureInput> inputs = SampleInputs("dense:M=16,K=32,N=24", cpu, 2, 5);
   MeasureOptions options = FastOptions();
+  options.build.backend = CpuBackend::kGcc;  // a compiler process that fails
   options.build.extra_flags = {"-include", "/nonexistent/pruner_measure_test.h"};
   for (const MeasureResult& r : MeasureBatch(inputs, options)) {
     Print("build error", r);
@@ -133,6 +134,7 @@ TEST(LocalMeasurerTest, SlowCompilerIsABuildTimeout) {
   const DeviceProfile cpu = Profile("cpu");
   std::vector<MeasureInput> inputs = SampleInputs("dense:M=16,K=32,N=24", cpu, 2, 6);
   MeasureOptions options = FastOptions();
+  options.build.backend = CpuBackend::kGcc;  // a compiler process that is killed
   options.build_timeout_s = 0.01;
   for (const MeasureResult& r : MeasureBatch(inputs, options)) {
     Print("build timeout", r);

@@ -1,0 +1,235 @@
+// The LLVM CPU backend's own parts: what the IR says for a schedule, the
+// JIT's cache and unloading, targets and limits, and the runtime's thread
+// pool. Whether kernels compute the right thing is checked, for both
+// backends, by cpu_codegen_test and cpu_random_schedules_test.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "common/codegen/cpu_build.h"
+#include "common/codegen/cpu_kernel.h"
+#include "common/codegen/cpu_llvm_codegen.h"
+#include "common/codegen/cpu_llvm_jit.h"
+#include "common/codegen/cpu_loop_rules.h"
+#include "common/codegen/cpu_runtime.h"
+#include "common/ir/ops.h"
+#include "common/ir/reference.h"
+#include "common/lower/lower.h"
+#include "gtest/gtest.h"
+#include "tests/codegen/cpu_check_util.h"
+#include "tests/lower/lower_test_util.h"
+
+namespace pruner {
+namespace {
+
+using testing::CpuMatmulSteps;
+using testing::ReplayText;
+using testing::Share;
+
+Program LowerSteps(std::shared_ptr<const ComputeDag> dag, const std::string& steps) {
+  absl::StatusOr<State> state = ReplayText(dag, steps);
+  EXPECT_TRUE(state.ok()) << state.status();
+  // The local CPU's limits decide nothing in these small programs; the IR
+  // tests name their LLVM CPU, so they do not depend on the machine.
+  absl::StatusOr<Program> program = Lower(*state, DetectLocalCpu());
+  EXPECT_TRUE(program.ok()) << program.status();
+  return program.ok() ? *std::move(program) : Program{};
+}
+
+// relu over 4 x 64 with the inner loop split 4 x 16 and the 16 vectorized.
+Program VectorizedRelu() {
+  return LowerSteps(Share(BuildOperator("relu:shape=4x64")), "SP 1 1 64 [16]; AN 1 2 vectorize");
+}
+
+TEST(CpuLlvmIr, VectorizedLoopBecomesVectorsOfItsWidth) {
+  LlvmCpuTarget target;
+  target.cpu = "skylake-avx512";
+  absl::StatusOr<std::string> ir = CpuProgramLlvmIr(VectorizedRelu(), target, /*optimized=*/false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_TRUE(absl::StrContains(*ir, "load <16 x float>")) << *ir;
+  EXPECT_TRUE(absl::StrContains(*ir, "store <16 x float>")) << *ir;
+  // Contiguous at offsets that are multiples of 16 floats: 64-byte aligned.
+  EXPECT_TRUE(absl::StrContains(*ir, "align 64")) << *ir;
+  // Every access carries its buffer's alias scope.
+  EXPECT_TRUE(absl::StrContains(*ir, "!alias.scope")) << *ir;
+  EXPECT_TRUE(absl::StrContains(*ir, "!noalias")) << *ir;
+  // AVX-512 without the 256-bit preference.
+  EXPECT_TRUE(absl::StrContains(*ir, "\"prefer-vector-width\"=\"512\"")) << *ir;
+}
+
+TEST(CpuLlvmIr, GuardedLanesUseMaskedAccesses) {
+  // 30 columns split by 16: the second chunk's last two lanes are past the
+  // row, so the guard becomes a mask and the accesses masked ones.
+  Program program =
+      LowerSteps(Share(BuildOperator("relu:shape=3x30")), "SP 1 1 30 [16]; AN 1 2 vectorize");
+  LlvmCpuTarget target;
+  target.cpu = "skylake-avx512";
+  absl::StatusOr<std::string> ir = CpuProgramLlvmIr(program, target, false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_TRUE(absl::StrContains(*ir, "llvm.masked.load")) << *ir;
+  EXPECT_TRUE(absl::StrContains(*ir, "llvm.masked.store")) << *ir;
+}
+
+TEST(CpuLlvmIr, ParallelLoopRunsOnTheRuntimePool) {
+  Program program = LowerSteps(Share(Matmul(64, 64, 64)), CpuMatmulSteps(64, 64, 64));
+  absl::StatusOr<std::string> ir = CpuProgramLlvmIr(program, LlvmCpuTarget{}, false);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_TRUE(absl::StrContains(*ir, "call void @pruner_cpu_parallel_for")) << *ir;
+}
+
+TEST(CpuLlvmCompile, NamedCpusAndUnknownOnes) {
+  LlvmCpuTarget target;
+  target.cpu = "sapphirerapids";
+  absl::StatusOr<LlvmCpuObject> object = CompileCpuProgramLlvm(VectorizedRelu(), target);
+  ASSERT_TRUE(object.ok()) << object.status();
+  EXPECT_EQ(object->cpu, "sapphirerapids");
+  EXPECT_FALSE(object->object.empty());
+  EXPECT_EQ(object->symbol, CpuKernelSymbol(VectorizedRelu()));
+
+  target.cpu = "cortex-a72";
+  absl::StatusOr<LlvmCpuObject> arm = CompileCpuProgramLlvm(VectorizedRelu(), target);
+  ASSERT_FALSE(arm.ok());
+  EXPECT_EQ(arm.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(arm.status().message(), "g++ backend")) << arm.status();
+}
+
+TEST(CpuLlvmCompile, RefusesNestsThatUnrollTooFar) {
+  // A 256 x 512 elementwise nest, both loops unrolled: 131,072 stores.
+  Program program = LowerSteps(Share(BuildOperator("relu:shape=256x512")),
+                               "AN 1 0 unroll; AN 1 1 unroll");
+  absl::StatusOr<LlvmCpuObject> object = CompileCpuProgramLlvm(program, LlvmCpuTarget{});
+  ASSERT_FALSE(object.ok());
+  EXPECT_EQ(object.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(object.status().message(), "invalid schedule")) << object.status();
+}
+
+TEST(CpuLlvmJit, LoadsOnceAndUnloadsWithTheLastReference) {
+  const int before = LoadedJitCpuKernels();
+  Program program = VectorizedRelu();
+  absl::StatusOr<LlvmCpuObject> object = CompileCpuProgramLlvm(program, LlvmCpuTarget{});
+  ASSERT_TRUE(object.ok()) << object.status();
+  absl::StatusOr<std::shared_ptr<const JitCpuKernel>> a = LoadCpuObject(*object);
+  absl::StatusOr<std::shared_ptr<const JitCpuKernel>> b = LoadCpuObject(*object);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(a->get(), b->get());
+  EXPECT_EQ(LoadedJitCpuKernels(), before + 1);
+  a->reset();
+  b->reset();
+  EXPECT_EQ(LoadedJitCpuKernels(), before);
+
+  // Loaded again after unloading (the same symbol), it still computes.
+  absl::StatusOr<std::shared_ptr<const JitCpuKernel>> again = LoadCpuObject(*object);
+  ASSERT_TRUE(again.ok()) << again.status();
+  BuiltModule module;
+  module.symbol = object->symbol;
+  module.jit = *again;
+  absl::StatusOr<LoadedKernel> kernel = LoadedKernel::Load(module);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  auto dag = Share(BuildOperator("relu:shape=4x64"));
+  const std::vector<Tensor> inputs = RandomInputs(*dag, 3);
+  absl::StatusOr<std::vector<Tensor>> got = RunCpuKernel(*kernel, program, inputs);
+  absl::StatusOr<std::vector<Tensor>> want = RunReference(*dag, inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_TRUE(CheckAllClose((*got)[0], (*want)[0], 0, 0).ok());
+}
+
+TEST(CpuLlvmJit, ModuleForAnotherCpuHasNoFileAndSaysSo) {
+  BuiltModule module;
+  module.symbol = "pruner_cpu_0";
+  module.command = "llvm -O3 -mcpu=other";
+  absl::StatusOr<LoadedKernel> kernel = LoadedKernel::Load(module);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_TRUE(absl::StrContains(kernel.status().message(), "cannot run here")) << kernel.status();
+}
+
+// ---- The runtime's thread pool ----
+
+struct Coverage {
+  std::vector<std::atomic<int>> hits;
+  explicit Coverage(int64_t n) : hits(n) {}
+};
+
+void MarkChunk(void* closure, int64_t begin, int64_t end) {
+  auto* c = static_cast<Coverage*>(closure);
+  for (int64_t i = begin; i < end; ++i) c->hits[i].fetch_add(1);
+}
+
+bool EachOnce(const Coverage& c) {
+  for (const auto& h : c.hits) {
+    if (h.load() != 1) return false;
+  }
+  return true;
+}
+
+TEST(CpuRuntime, ParallelForRunsEveryIterationOnce) {
+  for (int threads : {0, 1, 2, 3, 64}) {
+    SetCpuRuntimeThreads(threads);
+    for (int64_t extent : {1, 2, 3, 7, 64, 1000}) {
+      Coverage c(extent);
+      pruner_cpu_parallel_for(&MarkChunk, &c, extent);
+      EXPECT_TRUE(EachOnce(c)) << "threads " << threads << " extent " << extent;
+    }
+  }
+  SetCpuRuntimeThreads(0);
+}
+
+struct Nested {
+  Coverage inner{16};
+  std::atomic<int> outer_calls{0};
+};
+
+void OuterChunk(void* closure, int64_t begin, int64_t end) {
+  auto* n = static_cast<Nested*>(closure);
+  for (int64_t i = begin; i < end; ++i) {
+    n->outer_calls.fetch_add(1);
+    // A parallel loop inside a parallel loop runs on the calling thread.
+    Coverage local(8);
+    pruner_cpu_parallel_for(&MarkChunk, &local, 8);
+    if (EachOnce(local)) n->inner.hits[i].fetch_add(1);
+  }
+}
+
+TEST(CpuRuntime, NestedParallelLoopsRunInline) {
+  Nested n;
+  pruner_cpu_parallel_for(&OuterChunk, &n, 16);
+  EXPECT_EQ(n.outer_calls.load(), 16);
+  EXPECT_TRUE(EachOnce(n.inner));
+}
+
+TEST(CpuRuntime, AForkedChildGetsItsOwnPool) {
+  Coverage warm(100);
+  pruner_cpu_parallel_for(&MarkChunk, &warm, 100);  // the parent's pool exists
+  ASSERT_TRUE(EachOnce(warm));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Coverage c(1000);
+    pruner_cpu_parallel_for(&MarkChunk, &c, 1000);
+    _exit(EachOnce(c) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(CpuRuntime, AllocationHasTheContractSlackAndAlignment) {
+  float* data = pruner_cpu_alloc(10);
+  ASSERT_NE(data, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(data) % 64, 0u);
+  // The slack on both sides is readable (and writable, for this check).
+  data[-kCpuReadSlackBytes / 4] = 1;
+  data[10 + kCpuReadSlackBytes / 4 - 1] = 2;
+  pruner_cpu_free(data);
+  pruner_cpu_free(nullptr);
+}
+
+}  // namespace
+}  // namespace pruner
