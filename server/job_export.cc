@@ -3,10 +3,15 @@
 #include <cctype>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/codegen/cpu_build.h"
 #include "common/codegen/cpu_codegen.h"
+#include "common/codegen/cpu_llvm_codegen.h"
+#include "common/codegen/cpu_runtime_source.h"
 #include "common/codegen/cuda_codegen.h"
 #include "common/lower/lower.h"
 #include "common/schedule/state.h"
@@ -47,6 +52,8 @@ absl::StatusOr<v1::ExportJobReply> ExportJob(const RecordsStore& store, int64_t 
   manifest["target"] = best.target();
   manifest["estimated_latency_s"] = best.estimated_latency_s();
   manifest["kernels"] = nlohmann::json::array();
+  const std::optional<std::string> object_cpu =
+      device.IsGpu() ? std::nullopt : LlvmCpuForIsa(device.vector_isa);
   for (const v1::BestRecord& record : best.records()) {
     PRUNER_ASSIGN_OR_RETURN(auto dag, store.GetWorkload(record.workload().key()));
     PRUNER_ASSIGN_OR_RETURN(auto steps, ParseSteps(record.sentence()));
@@ -86,6 +93,17 @@ absl::StatusOr<v1::ExportJobReply> ExportJob(const RecordsStore& store, int64_t 
       entry["symbol"] = source.symbol;
       entry["num_inputs"] = source.num_inputs;
       entry["num_outputs"] = source.num_outputs;
+      // The LLVM backend's machine code for every CPU of the profile's ISA
+      // level: what measurement ran (built there for the worker's own CPU).
+      if (object_cpu.has_value()) {
+        LlvmCpuTarget target;
+        target.cpu = *object_cpu;
+        PRUNER_ASSIGN_OR_RETURN(LlvmCpuObject object, CompileCpuProgramLlvm(program, target));
+        v1::ExportedFile* obj = reply.add_files();
+        obj->set_path(stem + ".o");
+        obj->set_content(object.object);
+        entry["object"] = obj->path();
+      }
     }
     // The kernel's arguments in call order. A layout-free input (weights)
     // may be stored transposed: "tensor_dims" says which tensor dimension
@@ -107,6 +125,19 @@ absl::StatusOr<v1::ExportJobReply> ExportJob(const RecordsStore& store, int64_t 
     entry["arguments"] = std::move(arguments);
     entry["file"] = file->path();
     manifest["kernels"].push_back(entry);
+  }
+  if (object_cpu.has_value()) {
+    // One shared library of every kernel: the objects and the runtime their
+    // parallel loops and heap buffers call.
+    v1::ExportedFile* header = reply.add_files();
+    header->set_path(kExportedRuntimeHeaderName);
+    header->set_content(CpuRuntimeHeaderText());
+    v1::ExportedFile* runtime = reply.add_files();
+    runtime->set_path(kExportedRuntimeSourceName);
+    runtime->set_content(CpuRuntimeSourceText());
+    manifest["object_cpu"] = *object_cpu;
+    manifest["library"] = "libpruner_kernels.so";
+    manifest["build"] = ExportedLibraryLinkCommand("libpruner_kernels.so");
   }
   reply.set_manifest_json(manifest.dump(2));
   return reply;

@@ -2,7 +2,10 @@
 // best schedule replayed, lowered and printed as source (C++ for CPU
 // targets, CUDA C for GPU targets), plus a JSON manifest that says which
 // file implements which workload, its entry point, the schedule sentence and
-// the measured time, so a deployment can dispatch on workload key.
+// the measured time, so a deployment can dispatch on workload key. For x86
+// CPU targets each kernel also comes as the LLVM backend's object for the
+// profile's ISA level, with the runtime's source and the command that links
+// them into one shared library (manifest "build").
 #ifndef PRUNER_SERVER_JOB_EXPORT_H_
 #define PRUNER_SERVER_JOB_EXPORT_H_
 

@@ -53,6 +53,14 @@ std::string LlvmCpuForMarch(const std::string& march) {
   return march.empty() ? std::string("native") : march;
 }
 
+std::optional<std::string> LlvmCpuForIsa(const std::string& isa) {
+  if (isa == "avx512f") return "x86-64-v4";
+  if (isa == "avx2") return "x86-64-v3";
+  if (isa == "avx" || isa == "sse4.2") return "x86-64-v2";
+  if (isa == "sse2") return "x86-64";
+  return std::nullopt;
+}
+
 std::vector<absl::StatusOr<BuiltModule>> BuildCpuPrograms(
     const std::vector<const Program*>& programs, const CpuBuildOptions& options,
     int max_parallel, const std::string& work_dir) {

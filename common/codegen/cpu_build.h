@@ -15,6 +15,7 @@
 #ifndef PRUNER_COMMON_CODEGEN_CPU_BUILD_H_
 #define PRUNER_COMMON_CODEGEN_CPU_BUILD_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ std::vector<absl::StatusOr<BuiltModule>> BuildCpuPrograms(
 // The LLVM backend's CPU for a g++-style -march value ("native" or "" for
 // this host).
 std::string LlvmCpuForMarch(const std::string& march);
+
+// The x86-64 ISA level (an LLVM CPU name) whose code runs on every CPU with
+// DeviceProfile::vector_isa `isa`: "avx512f" -> "x86-64-v4", "avx2" ->
+// "x86-64-v3", "avx" and "sse4.2" -> "x86-64-v2", "sse2" -> "x86-64";
+// std::nullopt for other ISAs (NEON: the g++ backend's cross compiler).
+std::optional<std::string> LlvmCpuForIsa(const std::string& isa);
 
 }  // namespace pruner
 

@@ -31,6 +31,7 @@ void PinOpenMpRuntime() {
 void KernelArgDeleter::operator()(float* data) const { pruner_cpu_free(data); }
 
 // The LLVM kernels' runtime allocator is the contract's allocator.
+static_assert(kCpuRuntimeSlackBytes == kCpuReadSlackBytes);
 KernelArgBuffer AllocateKernelArg(int64_t elements) {
   return KernelArgBuffer(pruner_cpu_alloc(elements));
 }

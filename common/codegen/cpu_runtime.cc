@@ -1,3 +1,5 @@
+// Self-contained (the standard library and its own header only): exports
+// ship this file (cpu_runtime_source.h) to link with the kernels' objects.
 #include "common/codegen/cpu_runtime.h"
 
 #include <immintrin.h>
@@ -12,11 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "common/base/parallel_for.h"
-#include "common/codegen/cpu_codegen.h"
-
 namespace pruner {
 namespace {
+
+int HardwareThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 // How long an idle worker spins before it sleeps: long enough that the next
 // call of a kernel being timed finds it awake, short enough that an idle
@@ -151,7 +152,7 @@ void pruner_cpu_parallel_for(PrunerCpuTaskFn task, void* closure, int64_t extent
 }
 
 float* pruner_cpu_alloc(int64_t elements) {
-  const size_t slack = static_cast<size_t>(pruner::kCpuReadSlackBytes);
+  const size_t slack = static_cast<size_t>(pruner::kCpuRuntimeSlackBytes);
   const size_t bytes =
       (static_cast<size_t>(std::max<int64_t>(elements, 1)) * sizeof(float) + 63) / 64 * 64;
   char* base = static_cast<char*>(std::aligned_alloc(64, bytes + 2 * slack));
@@ -159,7 +160,7 @@ float* pruner_cpu_alloc(int64_t elements) {
 }
 
 void pruner_cpu_free(float* data) {
-  if (data != nullptr) std::free(reinterpret_cast<char*>(data) - pruner::kCpuReadSlackBytes);
+  if (data != nullptr) std::free(reinterpret_cast<char*>(data) - pruner::kCpuRuntimeSlackBytes);
 }
 
 }  // extern "C"

@@ -23,13 +23,17 @@ typedef void (*PrunerCpuTaskFn)(void* closure, int64_t begin, int64_t end);
 // schedule(static)), and returns when every chunk is done.
 void pruner_cpu_parallel_for(PrunerCpuTaskFn task, void* closure, int64_t extent);
 
-// 64-byte aligned storage for `elements` floats with kCpuReadSlackBytes of
-// readable memory on both sides; nullptr when out of memory.
+// 64-byte aligned storage for `elements` floats with kCpuRuntimeSlackBytes
+// of readable memory on both sides; nullptr when out of memory.
 float* pruner_cpu_alloc(int64_t elements);
 void pruner_cpu_free(float* data);
 }
 
 namespace pruner {
+
+// Readable bytes pruner_cpu_alloc leaves on both sides of a buffer:
+// cpu_codegen.h's kCpuReadSlackBytes (this header stands alone for exports).
+inline constexpr int64_t kCpuRuntimeSlackBytes = 64;
 
 // Threads of later parallel loops in this process, the caller included;
 // 0 restores the default (every hardware thread).

@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +20,7 @@
 #include "common/codegen/cpu_llvm_jit.h"
 #include "common/codegen/cpu_loop_rules.h"
 #include "common/codegen/cpu_runtime.h"
+#include "common/codegen/cpu_runtime_source.h"
 #include "common/ir/ops.h"
 #include "common/ir/reference.h"
 #include "common/lower/lower.h"
@@ -147,6 +151,37 @@ TEST(CpuLlvmJit, ModuleForAnotherCpuHasNoFileAndSaysSo) {
   absl::StatusOr<LoadedKernel> kernel = LoadedKernel::Load(module);
   ASSERT_FALSE(kernel.ok());
   EXPECT_TRUE(absl::StrContains(kernel.status().message(), "cannot run here")) << kernel.status();
+}
+
+// What an export ships for an x86 CPU: the object for an ISA level, linked
+// with the runtime's exported source by the export's own command, runs
+// outside the JIT and computes what the reference does.
+TEST(CpuLlvmExport, ObjectLinkedWithTheRuntimeSourceRuns) {
+  auto dag = Share(Matmul(64, 48, 40));
+  Program program = LowerSteps(dag, CpuMatmulSteps(64, 48, 40));  // parallel loop included
+  LlvmCpuTarget target;
+  target.cpu = "x86-64-v2";  // every x86-64 machine that runs the tests has it
+  absl::StatusOr<LlvmCpuObject> object = CompileCpuProgramLlvm(program, target);
+  ASSERT_TRUE(object.ok()) << object.status();
+  const std::string dir = testing::MakeWorkDir("export");
+  std::ofstream(dir + "/kernel.o", std::ios::binary) << object->object;
+  std::ofstream(dir + "/" + kExportedRuntimeHeaderName) << CpuRuntimeHeaderText();
+  std::ofstream(dir + "/" + kExportedRuntimeSourceName) << CpuRuntimeSourceText();
+  const std::string command = "cd " + dir + " && " + ExportedLibraryLinkCommand("libk.so");
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+
+  BuiltModule module;
+  module.path = dir + "/libk.so";
+  module.symbol = object->symbol;
+  absl::StatusOr<LoadedKernel> kernel = LoadedKernel::Load(module);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const std::vector<Tensor> inputs = RandomInputs(*dag, 5);
+  absl::StatusOr<std::vector<Tensor>> got = RunCpuKernel(*kernel, program, inputs);
+  absl::StatusOr<std::vector<Tensor>> want = RunReference(*dag, inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_TRUE(CheckAllClose((*got)[0], (*want)[0], testing::kCpuRtol, testing::kCpuAtol).ok());
+  std::filesystem::remove_all(dir);
 }
 
 // ---- The runtime's thread pool ----

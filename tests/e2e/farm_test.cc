@@ -1,12 +1,15 @@
 // End to end on 127.0.0.1: the real server binary, real worker binaries that
 // build and run every candidate in their sandbox, and a client over gRPC.
 // The fault tests kill processes with SIGKILL and print what they measured.
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/wait.h>
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -174,14 +177,35 @@ TEST_F(FarmTest, SubmitWatchExportAndEveryRecordInTheDatabase) {
   context = farm_->Context(seconds(30));
   grpc::Status st = farm_->Client()->ExportJob(context.get(), export_request, &exported);
   ASSERT_TRUE(st.ok()) << st.error_message();
-  ASSERT_EQ(exported.files_size(), 2);
   auto manifest = nlohmann::json::parse(exported.manifest_json());
   ASSERT_EQ(manifest["kernels"].size(), 2u);
-  for (int i = 0; i < 2; ++i) {
-    const std::string symbol = manifest["kernels"][i]["symbol"];
-    EXPECT_NE(exported.files(i).content().find(symbol), std::string::npos);
-    EXPECT_EQ(manifest["kernels"][i]["file"], exported.files(i).path());
+  std::map<std::string, std::string> files;
+  for (const v1::ExportedFile& f : exported.files()) files[f.path()] = f.content();
+  // Per kernel its C++ source and the LLVM backend's object (this x86 CPU's
+  // ISA level), then the runtime the objects link with.
+  ASSERT_EQ(files.size(), 6u);
+  ASSERT_TRUE(manifest.contains("build")) << manifest.dump(2);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("pruner_export_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  for (const auto& [path, content] : files) {
+    std::ofstream(dir / path, std::ios::binary) << content;
   }
+  std::vector<std::string> symbols;
+  for (const auto& kernel : manifest["kernels"]) {
+    const std::string symbol = kernel["symbol"];
+    symbols.push_back(symbol);
+    EXPECT_NE(files[kernel["file"]].find(symbol), std::string::npos);
+    EXPECT_TRUE(files.count(kernel["object"].get<std::string>())) << kernel.dump();
+  }
+  // The manifest's own command links one library of both kernels.
+  const std::string build = manifest["build"];
+  ASSERT_EQ(std::system(("cd " + dir.string() + " && " + build).c_str()), 0) << build;
+  void* library = dlopen((dir / manifest["library"].get<std::string>()).c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << dlerror();
+  for (const std::string& symbol : symbols) EXPECT_NE(dlsym(library, symbol.c_str()), nullptr) << symbol;
+  dlclose(library);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(FarmTest, KilledWorkerLosesNothingAndItsLeaseIsRequeued) {

@@ -1,0 +1,24 @@
+#include "common/codegen/cpu_runtime_source.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+
+namespace pruner {
+namespace {
+#include "cpu_runtime_embedded.inc"
+}  // namespace
+
+std::string CpuRuntimeHeaderText() { return kRuntimeHeader; }
+
+std::string CpuRuntimeSourceText() {
+  return absl::StrReplaceAll(
+      kRuntimeSource, {{"#include \"common/codegen/cpu_runtime.h\"",
+                        absl::StrCat("#include \"", kExportedRuntimeHeaderName, "\"")}});
+}
+
+std::string ExportedLibraryLinkCommand(const std::string& library) {
+  return absl::StrCat("g++ -O2 -shared -fPIC -pthread -o ", library, " *.o ",
+                      kExportedRuntimeSourceName);
+}
+
+}  // namespace pruner

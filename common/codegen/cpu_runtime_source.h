@@ -1,0 +1,23 @@
+// The LLVM kernels' runtime as source files, for exports: kernels exported
+// as objects link with these (cpu_runtime.h/.cc, embedded at build time, with
+// the include rewritten to the exported header's name).
+#ifndef PRUNER_COMMON_CODEGEN_CPU_RUNTIME_SOURCE_H_
+#define PRUNER_COMMON_CODEGEN_CPU_RUNTIME_SOURCE_H_
+
+#include <string>
+
+namespace pruner {
+
+inline constexpr char kExportedRuntimeHeaderName[] = "pruner_cpu_runtime.h";
+inline constexpr char kExportedRuntimeSourceName[] = "pruner_cpu_runtime.cc";
+
+std::string CpuRuntimeHeaderText();
+std::string CpuRuntimeSourceText();
+
+// The command that links exported objects (*.o in the current directory)
+// with the runtime into `library`.
+std::string ExportedLibraryLinkCommand(const std::string& library);
+
+}  // namespace pruner
+
+#endif  // PRUNER_COMMON_CODEGEN_CPU_RUNTIME_SOURCE_H_
