@@ -25,7 +25,7 @@
 //
 // Usage: bench_tune [--trials N] [--per-round N] [--strategy S] [--population N]
 //                   [--finalists N] [--repeats N] [--db PATH] [--keep-db]
-//                   [--only dense|conv] [--quick]
+//                   [--only dense|conv] [--quick] [--backend llvm|gcc]
 #include <algorithm>
 #include <atomic>
 #include <csignal>
@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -202,7 +203,7 @@ void Usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--trials N] [--per-round N] [--strategy S] [--population N]\n"
                "          [--finalists N] [--repeats N] [--db PATH] [--keep-db]\n"
-               "          [--only dense|conv] [--quick]\n", argv0);
+               "          [--only dense|conv] [--quick] [--backend llvm|gcc]\n", argv0);
 }
 
 bool ParseFlags(int argc, char** argv, Options* opt) {
@@ -228,6 +229,11 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
     else if (a == "--keep-db") opt->keep_db = true;
     else if (a == "--only") opt->only = next();
     else if (a == "--quick") quick = true;
+    else if (a == "--backend") {
+      std::optional<CpuBackend> backend = ParseCpuBackend(next());
+      if (!backend) return false;
+      opt->tune.backend = *backend;
+    }
     else return false;
   }
   if (!opt->only.empty() && opt->only != "dense" && opt->only != "conv") return false;
@@ -271,9 +277,10 @@ int Main(int argc, char** argv) {
   std::printf("bench_tune: %s, %u hardware threads, load average %.2f at start%s\n",
               device->description.c_str(), std::thread::hardware_concurrency(), load_start,
               load_start > 0.5 ? " (NOISY: other work is running; numbers may be low)" : "");
-  std::printf("strategy %s, %lld trials per workload, %d per round, population %d, "
+  std::printf("backend %s, strategy %s, %lld trials per workload, %d per round, population %d, "
               "%d finalists x %d interleaved rounds, db %s\n\n",
-              opt.tune.strategy.c_str(), static_cast<long long>(opt.tune.trials),
+              CpuBackendName(opt.tune.backend), opt.tune.strategy.c_str(),
+              static_cast<long long>(opt.tune.trials),
               opt.tune.per_round, opt.tune.population, opt.finalists, opt.repeats,
               opt.db.c_str());
 
@@ -294,6 +301,9 @@ int Main(int argc, char** argv) {
   std::signal(SIGTERM, SIG_DFL);
 
   // ---- Phase 2: in-process re-measurement (OpenMP in this thread; no forks).
+  // First the machine's fp32 FMA peak, the ceiling the ratios below use.
+  const FmaPeak peak = MeasureFmaPeak(static_cast<int>(std::thread::hardware_concurrency()), 1.0);
+  std::printf("\nfp32 FMA peak (measured, all hardware threads): %.1f GFLOP/s\n", peak.gflops);
   const std::string dir = MakeWorkDir("pruner_bench_tune_build");
   const CpuBuildOptions build = MakeTuningOptions(opt.tune).measure.build;
   std::vector<FinalReport> finals;
@@ -339,14 +349,17 @@ int Main(int argc, char** argv) {
       "RESULT tune dense_gflops=%.1f openblas_gflops=%.1f dense_vs_openblas=%.3f "
       "dense_vs_openblas_min=%.3f conv_gflops=%.1f onednn_gflops=%.1f conv_vs_onednn=%.3f "
       "conv_vs_onednn_min=%.3f trials=%lld wall_s=%.1f search_frac=%.3f train_frac=%.3f "
-      "build_frac=%.3f run_frac=%.3f db_frac=%.3f total_s=%.1f load=%.2f\n",
+      "build_frac=%.3f run_frac=%.3f db_frac=%.3f total_s=%.1f load=%.2f backend=%s "
+      "peak_gflops=%.1f dense_vs_peak=%.3f conv_vs_peak=%.3f trials_per_hour=%.0f\n",
       d.best_gflops, d.library_gflops, Ratio(d.best_gflops, d.library_gflops),
       Ratio(d.best_gflops_min, d.library_gflops_min), c.best_gflops, c.library_gflops,
       Ratio(c.best_gflops, c.library_gflops), Ratio(c.best_gflops_min, c.library_gflops_min),
       static_cast<long long>(trials), totals.wall_s, totals.Frac(totals.time.search_s),
       totals.Frac(totals.time.train_s), totals.Frac(totals.BuildWall()),
       totals.Frac(totals.time.run_s), totals.Frac(totals.time.db_s), Since(t_start),
-      std::max(load_start, load_end));
+      std::max(load_start, load_end), CpuBackendName(opt.tune.backend), peak.gflops,
+      Ratio(d.best_gflops, peak.gflops), Ratio(c.best_gflops, peak.gflops),
+      totals.wall_s > 0 ? static_cast<double>(trials) / totals.wall_s * 3600 : 0.0);
   // Non-zero when a workload could not be tuned (an interrupt is not a failure).
   for (const TuneOutcome& t : tuned) {
     if (!t.ok && !t.interrupted) return 1;

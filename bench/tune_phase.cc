@@ -112,6 +112,7 @@ TuningOptions MakeTuningOptions(const TuneSettings& settings) {
   o.trial_budget = settings.trials;
   o.measures_per_round = settings.per_round;
   o.population = settings.population;
+  o.measure.build.backend = settings.backend;
   return o;
 }
 

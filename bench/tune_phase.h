@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/codegen/cpu_compiler.h"
 #include "common/device/device_profile.h"
 #include "common/tune/tuning_job.h"
 #include "common/tune/tuning_options.h"
@@ -27,6 +28,7 @@ struct TuneSettings {
   int per_round = 64;
   std::string strategy = "ansor-xgb";
   int population = 2048;
+  CpuBackend backend = CpuBackend::kLlvm;  // the tuner's builds and the re-measurement's
 };
 TuningOptions MakeTuningOptions(const TuneSettings& settings);
 

@@ -11,8 +11,9 @@
 //   masked-off lane never touches memory). A loop whose body is not a
 //   straight list of stores, or whose iterations depend on each other in a
 //   way lanes cannot honour, stays a loop and goes to LLVM's vectorizer;
-// - unrolled loops (always), and serial loops within an auto_unroll_max_step budget
-//   (TVM's step count, as the g++ path counts it), are unrolled here, so a
+// - unrolled loops (always), serial loops within an auto_unroll_max_step
+//   budget (TVM's step count, as the g++ path counts it) and small serial
+//   loops (16 steps, as -O3 fully unrolls small loops) are unrolled here, so a
 //   register tile (a local buffer whose elements under the reduction loop
 //   are a few vectors at fixed addresses) reaches LLVM as straight-line code
 //   that its loop-invariant code motion keeps in registers across the
@@ -60,7 +61,10 @@ struct LlvmCpuObject {
   std::string cpu;       // the resolved CPU name
   std::string features;  // the target features it was built with
   double compile_seconds = 0;  // IR emission + optimization + machine code
-  int64_t ir_instructions = 0; // before optimization
+  double emit_seconds = 0;      // of which: lowered program -> IR
+  double optimize_seconds = 0;  //           the optimization pipeline
+  double codegen_seconds = 0;   //           IR -> object file
+  int64_t ir_instructions = 0;  // before optimization
 };
 
 // The symbol is cpu_codegen.h's pruner_cpu_<hash of the program text>.

@@ -1,5 +1,6 @@
 #include "common/codegen/cpu_llvm_target.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
