@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/codegen/cpu_codegen.h"
+#include "common/codegen/cpu_loop_rules.h"
 
 namespace pruner::cpu_codegen {
 
@@ -106,22 +107,8 @@ bool ExprPrinter::ProvablyNonNegative(const Expr& e) const {
 
 absl::StatusOr<std::string> ExprPrinter::FlatOffset(int buffer,
                                                     const std::vector<Expr>& indices) const {
-  if (buffer < 0 || buffer >= static_cast<int>(program_.buffers.size())) {
-    return absl::InvalidArgumentError(absl::StrCat("access to unknown buffer ", buffer));
-  }
-  const Buffer& b = program_.buffer(buffer);
-  if (indices.size() != b.shape.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("buffer ", b.name, " has ", b.shape.size(),
-                                                   " dimensions but is accessed with ",
-                                                   indices.size(), " indices"));
-  }
-  Expr flat = IntImm(0);
-  int64_t stride = 1;
-  for (size_t d = indices.size(); d-- > 0;) {
-    flat = Add(flat, Mul(indices[d], IntImm(stride)));
-    stride *= b.shape[d];
-  }
-  return Print(SimplifyIndex(flat, Ranges()));
+  PRUNER_ASSIGN_OR_RETURN(Expr flat, FlatBufferOffset(program_, buffer, indices, Ranges()));
+  return Print(flat);
 }
 
 absl::StatusOr<std::string> ExprPrinter::PrintBinary(const ExprNode& n) const {

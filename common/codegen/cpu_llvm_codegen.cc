@@ -223,22 +223,7 @@ class IrEmitter {
   }
 
   absl::StatusOr<Expr> FlatOffset(int buffer, const std::vector<Expr>& indices) const {
-    if (buffer < 0 || buffer >= static_cast<int>(program_.buffers.size())) {
-      return absl::InvalidArgumentError(absl::StrCat("access to unknown buffer ", buffer));
-    }
-    const Buffer& b = program_.buffer(buffer);
-    if (indices.size() != b.shape.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("buffer ", b.name, " has ", b.shape.size(),
-                                                     " dimensions but is accessed with ",
-                                                     indices.size(), " indices"));
-    }
-    Expr flat = IntImm(0);
-    int64_t stride = 1;
-    for (size_t d = indices.size(); d-- > 0;) {
-      flat = Add(flat, Mul(indices[d], IntImm(stride)));
-      stride *= b.shape[d];
-    }
-    return SimplifyIndex(flat, Ranges());
+    return FlatBufferOffset(program_, buffer, indices, Ranges());
   }
 
   LaneAccess ClassifyLanes(const Expr& offset) const {

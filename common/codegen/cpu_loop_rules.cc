@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/ir/int_bounds.h"
 #include "common/lower/index_simplify.h"
@@ -50,6 +52,26 @@ bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
 
 std::string CpuKernelSymbol(const Program& program) {
   return absl::StrFormat("pruner_cpu_%016x", Fnv1a(program.ToString()));
+}
+
+absl::StatusOr<Expr> FlatBufferOffset(const Program& program, int buffer,
+                                      const std::vector<Expr>& indices, const VarRangeFn& ranges) {
+  if (buffer < 0 || buffer >= static_cast<int>(program.buffers.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("access to unknown buffer ", buffer));
+  }
+  const Buffer& b = program.buffer(buffer);
+  if (indices.size() != b.shape.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("buffer ", b.name, " has ", b.shape.size(),
+                                                   " dimensions but is accessed with ",
+                                                   indices.size(), " indices"));
+  }
+  Expr flat = IntImm(0);
+  int64_t stride = 1;
+  for (size_t d = indices.size(); d-- > 0;) {
+    flat = Add(flat, Mul(indices[d], IntImm(stride)));
+    stride *= b.shape[d];
+  }
+  return SimplifyIndex(flat, ranges);
 }
 
 int64_t UnrollStepCount(const Stmt& s) {

@@ -6,7 +6,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "absl/status/statusor.h"
+#include "common/lower/index_simplify.h"
 #include "common/lower/program.h"
 
 namespace pruner {
@@ -14,6 +17,12 @@ namespace pruner {
 // "pruner_cpu_<16 hex digits>": a hash of the program text, so equal programs
 // get equal entry points and different ones (almost surely) different ones.
 std::string CpuKernelSymbol(const Program& program);
+
+// The flat row-major element offset of buffer[indices], simplified with
+// `ranges` (the loops in scope). InvalidArgument for an unknown buffer or a
+// wrong number of indices.
+absl::StatusOr<Expr> FlatBufferOffset(const Program& program, int buffer,
+                                      const std::vector<Expr>& indices, const VarRangeFn& ranges);
 
 // TVM's unroll step count: one per store, times the extent of each loop. A
 // vectorized loop counts once: TVM vectorizes before it unrolls, so by then
