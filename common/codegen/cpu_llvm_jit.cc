@@ -77,7 +77,7 @@ JitCpuKernel::~JitCpuKernel() {
   std::lock_guard<std::mutex> lock(jit.mu);
   auto* dylib = static_cast<llvm::orc::JITDylib*>(dylib_);
   llvm::consumeError(jit.lljit->getExecutionSession().removeJITDylib(*dylib));
-  auto it = jit.loaded.find(symbol_);
+  auto it = jit.loaded.find(cache_key_);
   if (it != jit.loaded.end() && it->second.expired()) jit.loaded.erase(it);
 }
 
@@ -85,7 +85,9 @@ absl::StatusOr<std::shared_ptr<const JitCpuKernel>> LoadCpuObject(const LlvmCpuO
   Jit& jit = TheJit();
   if (!jit.init_status.ok()) return jit.init_status;
   std::lock_guard<std::mutex> lock(jit.mu);
-  auto it = jit.loaded.find(object.symbol);
+  // One program built for two CPUs is two kernels.
+  const std::string key = absl::StrCat(object.symbol, "/", object.cpu, "/", object.features);
+  auto it = jit.loaded.find(key);
   if (it != jit.loaded.end()) {
     if (std::shared_ptr<const JitCpuKernel> alive = it->second.lock()) return alive;
   }
@@ -110,8 +112,8 @@ absl::StatusOr<std::shared_ptr<const JitCpuKernel>> LoadCpuObject(const LlvmCpuO
     return status;
   }
   std::shared_ptr<const JitCpuKernel> kernel(
-      new JitCpuKernel(address->toPtr<JitCpuKernel::EntryFn>(), object.symbol, &*dylib));
-  jit.loaded[object.symbol] = kernel;
+      new JitCpuKernel(address->toPtr<JitCpuKernel::EntryFn>(), object.symbol, key, &*dylib));
+  jit.loaded[key] = kernel;
   return kernel;
 }
 

@@ -2,8 +2,8 @@
 // linking the object in memory: no file, no dlopen) and hands out their
 // entry points.
 //
-// Kernels are cached by symbol (a hash of the program text): loading an
-// object whose symbol is already loaded returns the loaded kernel. Each
+// Kernels are cached by symbol (a hash of the program text) and target CPU:
+// loading an object that is already loaded returns the loaded kernel. Each
 // kernel has its own JIT library, unloaded when its last JitCpuKernel
 // reference goes.
 //
@@ -34,10 +34,11 @@ class JitCpuKernel {
 
  private:
   friend absl::StatusOr<std::shared_ptr<const JitCpuKernel>> LoadCpuObject(const LlvmCpuObject&);
-  JitCpuKernel(EntryFn entry, std::string symbol, void* dylib)
-      : entry_(entry), symbol_(std::move(symbol)), dylib_(dylib) {}
+  JitCpuKernel(EntryFn entry, std::string symbol, std::string cache_key, void* dylib)
+      : entry_(entry), symbol_(std::move(symbol)), cache_key_(std::move(cache_key)), dylib_(dylib) {}
   EntryFn entry_;
   std::string symbol_;
+  std::string cache_key_;  // symbol, CPU and features
   void* dylib_;  // the ORC JITDylib that owns the code, one per kernel
 };
 

@@ -40,14 +40,6 @@ bool VarHasNonZeroCoefficient(const Expr& index, int var) {
   return found;
 }
 
-bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!StructurallyEqual(a[i], b[i])) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string CpuKernelSymbol(const Program& program) {
@@ -105,7 +97,7 @@ bool IterationsIndependent(const StmtNode& loop) {
   VisitStmt(loop.body, [&](const StmtNode& s) {
     if (s.kind != StmtKind::kStore) return;
     auto [it, inserted] = written.emplace(s.buffer, &s.indices);
-    if (!inserted && !SameIndices(*it->second, s.indices)) safe = false;
+    if (!inserted && !StructurallyEqual(*it->second, s.indices)) safe = false;
   });
   auto reads_written = [&](const Expr& e) {
     if (e == nullptr) return false;
@@ -126,7 +118,7 @@ bool IterationsIndependent(const StmtNode& loop) {
     if (!distinct) safe = false;
     VisitExpr(s.value, [&](const ExprNode& n) {
       if (n.kind != ExprKind::kRead || !written.contains(n.id)) return;
-      if (n.id != s.buffer || !SameIndices(n.args, s.indices)) safe = false;
+      if (n.id != s.buffer || !StructurallyEqual(n.args, s.indices)) safe = false;
     });
   });
   return safe;

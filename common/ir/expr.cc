@@ -449,6 +449,14 @@ bool IsConstInt(const Expr& e, int64_t* value) {
   return true;
 }
 
+bool StructurallyEqual(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!StructurallyEqual(a[i], b[i])) return false;
+  }
+  return true;
+}
+
 bool StructurallyEqual(const Expr& a, const Expr& b) {
   if (a == b) return true;
   if (a == nullptr || b == nullptr) return false;

@@ -88,6 +88,8 @@ inline Expr Max(Expr a, Expr b) { return Binary(BinaryOp::kMax, std::move(a), st
 // ---- Queries.
 bool IsConstInt(const Expr& e, int64_t* value = nullptr);
 bool StructurallyEqual(const Expr& a, const Expr& b);
+// Element by element (index lists of two accesses, say).
+bool StructurallyEqual(const std::vector<Expr>& a, const std::vector<Expr>& b);
 // Calls f on e and every sub-expression, parents before children.
 void VisitExpr(const Expr& e, const std::function<void(const ExprNode&)>& f);
 // True when some kVar node with this id occurs in e.

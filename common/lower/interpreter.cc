@@ -45,14 +45,6 @@ bool ReadsBuffer(const Expr& e, int buffer) {
   return found;
 }
 
-bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!StructurallyEqual(a[i], b[i])) return false;
-  }
-  return true;
-}
-
 int64_t SaturatingMul(int64_t a, int64_t b) {
   const int64_t limit = std::numeric_limits<int32_t>::max();
   if (a > limit / std::max<int64_t>(b, 1)) return limit;
@@ -204,7 +196,7 @@ class Compiler {
       const bool combinable = op == BinaryOp::kAdd || op == BinaryOp::kMul ||
                               op == BinaryOp::kMin || op == BinaryOp::kMax;
       if (combinable && acc->kind == ExprKind::kRead && acc->id == store.buffer &&
-          SameIndices(acc->args, store.indices) && !ReadsBuffer(rest, store.buffer)) {
+          StructurallyEqual(acc->args, store.indices) && !ReadsBuffer(rest, store.buffer)) {
         plan->mode = StoreMode::kCombine;
         plan->combine = op;
         value = rest;
