@@ -238,6 +238,10 @@ int main(int argc, char** argv) {
   tune->add_option("--op", tune_command.ops, "operator spec (repeatable), see `pruner ops`");
   tune->add_option("--network", tune_command.network,
                    "built-in network: resnet-50, mobilenet-v2, bert-base, bert-tiny");
+  tune->add_option("--model", tune_command.model, "ONNX model file (exported by PyTorch)")
+      ->check(CLI::ExistingFile);
+  tune->add_option("--shape", tune_command.shapes,
+                   "NAME=VALUE: bind a symbolic input dimension of --model (repeatable)");
   tune->add_option("--device", tune_command.device, "device profile (the local CPU)");
   tune->add_option("--resume", tune_command.resume_job, "continue a stopped job by id");
   tune->add_option("--trials", topt.trial_budget, "trial budget (measured programs)")
@@ -264,6 +268,16 @@ int main(int argc, char** argv) {
                    "CPU code generator: llvm (in process) or gcc (C++ and a compiler process)")
       ->transform(CLI::CheckedTransformer(pruner::BackendNames(), CLI::ignore_case));
   tune->add_flag("--quiet", tune_command.quiet, "one line per round, no tables");
+
+  std::string tasks_network, tasks_model;
+  std::vector<std::string> tasks_shapes;
+  auto* tasks = app.add_subcommand("tasks", "the tuning tasks of a network or an ONNX model");
+  tasks->add_option("--network", tasks_network,
+                    "built-in network: resnet-50, mobilenet-v2, bert-base, bert-tiny");
+  tasks->add_option("--model", tasks_model, "ONNX model file (exported by PyTorch)")
+      ->check(CLI::ExistingFile);
+  tasks->add_option("--shape", tasks_shapes,
+                    "NAME=VALUE: bind a symbolic input dimension of --model (repeatable)");
 
   // The records database itself.
   std::string db = "pruner.db", workload, records_device, path;
@@ -310,6 +324,7 @@ int main(int argc, char** argv) {
     return *code;
   }
   if (*tune) return pruner::RunTune(tune_command);
+  if (*tasks) return pruner::RunTasks(tasks_network, tasks_model, tasks_shapes);
   if (*records_show) return pruner::RunRecordsShow(db, workload, limit);
   if (*records_best) return pruner::RunRecordsBest(db, workload, records_device, show_program);
   if (*records_export) return pruner::RunRecordsExport(db, path, workload);

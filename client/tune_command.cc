@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/device/device_profile.h"
 #include "common/graph/networks.h"
+#include "common/graph/onnx_import.h"
 #include "common/graph/tasks.h"
 #include "common/ir/ops.h"
 #include "common/lower/lower.h"
@@ -34,7 +35,60 @@ int Fail(const absl::Status& status) {
   return 2;
 }
 
+absl::StatusOr<OnnxImportOptions> ImportOptionsFromFlags(const std::vector<std::string>& shapes) {
+  OnnxImportOptions options;
+  for (const std::string& s : shapes) {
+    absl::Status status = ParseShapeBinding(s, &options);
+    if (!status.ok()) return status;
+  }
+  return options;
+}
+
 }  // namespace
+
+int RunTasks(const std::string& network, const std::string& model,
+             const std::vector<std::string>& shapes) {
+  if (network.empty() == model.empty()) {
+    return Fail(absl::InvalidArgumentError("give --network NAME or --model FILE.onnx"));
+  }
+  absl::StatusOr<Graph> graph;
+  std::string what = network;
+  if (!model.empty()) {
+    absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromFlags(shapes);
+    if (!import.ok()) return Fail(import.status());
+    absl::StatusOr<OnnxModel> imported = ImportOnnxFile(model, *import);
+    if (!imported.ok()) return Fail(imported.status());
+    std::printf("%s: ONNX opset %d from %s, %d nodes after import\n", model.c_str(),
+                imported->opset, imported->producer.c_str(), imported->graph.num_nodes());
+    for (size_t i = 0; i < imported->inputs.size(); ++i) {
+      std::printf("  input  %s %s\n", imported->input_names[i].c_str(),
+                  ShapeToString(imported->graph.tensor(imported->inputs[i]).shape).c_str());
+    }
+    for (size_t i = 0; i < imported->outputs.size(); ++i) {
+      std::printf("  output %s %s\n", imported->output_names[i].c_str(),
+                  ShapeToString(imported->graph.tensor(imported->outputs[i]).shape).c_str());
+    }
+    graph = std::move(imported->graph);
+    what = model;
+  } else {
+    graph = BuildNetwork(network);
+  }
+  if (!graph.ok()) return Fail(graph.status());
+  absl::StatusOr<std::vector<GraphTask>> tasks = ExtractTasks(*graph);
+  if (!tasks.ok()) return Fail(tasks.status());
+  const double total = WeightedFlops(*tasks);
+  std::printf("%zu tasks, %.3f GFLOP per run\n", tasks->size(), total * 1e-9);
+  std::printf("%4s %6s %10s %6s  %-44s %s\n", "#", "weight", "MFLOP", "share", "task",
+              "output shape");
+  for (size_t i = 0; i < tasks->size(); ++i) {
+    const GraphTask& t = (*tasks)[i];
+    const Op& out = *t.dag->ops().back();
+    std::printf("%4zu %6d %10.2f %5.1f%%  %-44s %s\n", i, t.weight, t.flops * 1e-6,
+                total > 0 ? 100.0 * t.weight * t.flops / total : 0.0, t.name.c_str(),
+                ShapeToString(out.shape).c_str());
+  }
+  return 0;
+}
 
 int RunTune(const TuneCommand& c) {
   auto store = RecordsStore::Open(c.db);
@@ -76,7 +130,17 @@ int RunTune(const TuneCommand& c) {
           ": in-process tuning measures on the local CPU only (tune for a GPU through the "
           "service: `pruner submit` to a server with a worker on that GPU)")));
     }
-    auto tasks = BuildJobTasks(c.ops, c.network);
+    absl::StatusOr<std::vector<SearchTask>> tasks;
+    if (!c.model.empty()) {
+      if (!c.ops.empty() || !c.network.empty()) {
+        return Fail(absl::InvalidArgumentError("give --op, --network or --model, only one"));
+      }
+      absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromFlags(c.shapes);
+      if (!import.ok()) return Fail(import.status());
+      tasks = BuildModelTasks(c.model, *import);
+    } else {
+      tasks = BuildJobTasks(c.ops, c.network);
+    }
     if (!tasks.ok()) return Fail(tasks.status());
     measurer = MakeLocalMeasurer(c.options.measure);
     auto created = TuningJob::Create(store->get(), measurer.get(), *std::move(tasks),

@@ -15,6 +15,8 @@ struct TuneCommand {
   std::string db = "pruner.db";
   std::vector<std::string> ops;  // operator specs (see `pruner ops`)
   std::string network;           // or a built-in network
+  std::string model;             // or an ONNX model file
+  std::vector<std::string> shapes;  // --shape NAME=VALUE for the model's symbolic dims
   std::string device = "cpu";    // only the local CPU can be measured in process
   int64_t resume_job = 0;        // > 0: continue this job instead
   bool quiet = false;            // one line per round instead of tables
@@ -23,6 +25,11 @@ struct TuneCommand {
 
 // Returns the process exit code and prints errors to stderr.
 int RunTune(const TuneCommand& command);
+
+// `pruner tasks`: the fused tasks of a built-in network or an ONNX model,
+// with their weights, FLOPs and shapes.
+int RunTasks(const std::string& network, const std::string& model,
+             const std::vector<std::string>& shapes);
 
 }  // namespace pruner
 

@@ -13,6 +13,7 @@ PACKAGES=(
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev
   libxgboost-dev
   llvm-15-dev
+  libonnx-dev python3-torch python3-torchvision python3-numpy
 )
 
 missing=()

@@ -33,6 +33,9 @@ void GrowChain(const Graph& graph, int index, FusedGroup& group, std::vector<int
     if (consumers.size() != 1) return;
     const int next = consumers[0];
     if (ClassOf(graph.node(next).kind) != NodeClass::kElementwise || group_of[next] >= 0) return;
+    // A broadcasting op that grows the chain's tensor (a bias added to a
+    // row, say) would make the group's output larger than its anchor's.
+    if (graph.tensor(graph.node(next).output).shape != graph.tensor(end).shape) return;
     group.nodes.push_back(next);
     group_of[next] = index;
   }

@@ -7,8 +7,8 @@
 // - The group then absorbs the chain of element-wise ops that follow
 //   (bias_add, relu, relu6, gelu, add, multiply, scale) as long as the
 //   tensor at the end of the chain has exactly one consumer, that consumer
-//   is element-wise and not yet in a group, and the tensor is not a graph
-//   output. A binary op's other operand (a residual, say) becomes an input
+//   is element-wise, not yet in a group and of the same output shape (a
+//   broadcast may not grow it), and the tensor is not a graph output. A binary op's other operand (a residual, say) becomes an input
 //   of the group. An op with two fusible producers (ResNet's add of the main
 //   path and the downsample path) joins the group of the anchor created
 //   first in node order, i.e. the one listed first by the network.

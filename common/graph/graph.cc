@@ -25,7 +25,14 @@ std::string_view NodeKindName(NodeKind kind) {
     case NodeKind::kGelu: return "gelu";
     case NodeKind::kAdd: return "add";
     case NodeKind::kMultiply: return "multiply";
+    case NodeKind::kSubtract: return "subtract";
+    case NodeKind::kDivide: return "divide";
     case NodeKind::kScale: return "scale";
+    case NodeKind::kErf: return "erf";
+    case NodeKind::kTanh: return "tanh";
+    case NodeKind::kSqrt: return "sqrt";
+    case NodeKind::kSigmoid: return "sigmoid";
+    case NodeKind::kPow: return "pow";
     case NodeKind::kReshape: return "reshape";
     case NodeKind::kTranspose: return "transpose";
   }

@@ -7,13 +7,15 @@
 // task extraction (tasks.h) turns each group into a ComputeDag.
 //
 // Tensors are of three kinds: inputs (data fed at run time), weights
-// (parameters; only their shapes matter here) and intermediates (the output
+// (parameters: built-in networks give only their shapes, imported models
+// their values too) and intermediates (the output
 // of exactly one node). Nodes are stored in creation order, which is a
 // topological order because a node may only read tensors that already exist.
 #ifndef PRUNER_COMMON_GRAPH_GRAPH_H_
 #define PRUNER_COMMON_GRAPH_GRAPH_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,9 +39,16 @@ enum class NodeKind : uint8_t {
   kRelu,      // max(x, 0)
   kRelu6,     // min(max(x, 0), 6): clip(x, 0, 6) as in MobileNet-V2
   kGelu,      // 0.5 x (1 + erf(x / sqrt(2)))
-  kAdd,       // (a, b) of equal shapes, e.g. a residual connection
-  kMultiply,  // (a, b) of equal shapes
+  kAdd,       // a + b, e.g. a residual connection; numpy broadcasting
+  kMultiply,  // a * b, broadcasting
+  kSubtract,  // a - b, broadcasting
+  kDivide,    // a / b, broadcasting
   kScale,     // x * attrs.scalar, e.g. attention's 1/sqrt(d)
+  kErf,       // erf(x)
+  kTanh,      // tanh(x)
+  kSqrt,      // sqrt(x)
+  kSigmoid,   // 1 / (1 + exp(-x))
+  kPow,       // x ** attrs.scalar, for exponents 0.5, 1, 2 and 3
   // Layout ops: views, never part of a group (see fusion.h).
   kReshape,    // (x) -> attrs.shape (one entry may be -1)
   kTranspose,  // (x) -> x.shape permuted by attrs.perm
@@ -67,7 +76,7 @@ struct NodeAttrs {
   int64_t groups = 1;          // conv2d only
   bool transpose_b = false;    // batch_matmul
   int axis = 1;  // bias_add: the axis the bias runs along; softmax: the last axis (or -1)
-  double scalar = 1.0;         // scale
+  double scalar = 1.0;         // scale: the factor; pow: the exponent
   double eps = 1e-5;           // layer_norm
   std::vector<int64_t> shape;  // reshape: the new shape, one entry may be -1
   std::vector<int> perm;       // transpose: output axis i is input axis perm[i]
@@ -80,6 +89,10 @@ struct GraphTensor {
   std::vector<int64_t> shape;
   TensorKind kind = TensorKind::kIntermediate;
   int producer = -1;  // node id for intermediates, -1 otherwise
+  // A weight's values, row-major, when the graph carries them (imported
+  // models); null otherwise. Shared, so copying a Graph never copies weights,
+  // and never part of a workload key: tasks depend on shapes only.
+  std::shared_ptr<const std::vector<float>> data;
 };
 
 struct GraphNode {

@@ -55,13 +55,22 @@ TensorId GraphBuilder::Input(std::string name, std::vector<int64_t> shape) {
   return NewTensor(std::move(name), std::move(shape), TensorKind::kInput);
 }
 
-TensorId GraphBuilder::Weight(std::string name, std::vector<int64_t> shape) {
+TensorId GraphBuilder::Weight(std::string name, std::vector<int64_t> shape,
+                              std::shared_ptr<const std::vector<float>> data) {
   if (!status_.ok()) return -1;
   if (absl::Status s = CheckShape("weight", name, shape); !s.ok()) {
     Fail(std::move(s));
     return -1;
   }
-  return NewTensor(std::move(name), std::move(shape), TensorKind::kWeight);
+  if (data != nullptr && static_cast<int64_t>(data->size()) != NumElements(shape)) {
+    Fail(absl::InvalidArgumentError(absl::StrCat("weight '", name, "' of shape ",
+                                                 ShapeToString(shape), " has ", data->size(),
+                                                 " values")));
+    return -1;
+  }
+  const TensorId id = NewTensor(std::move(name), std::move(shape), TensorKind::kWeight);
+  graph_.tensors_[id].data = std::move(data);
+  return id;
 }
 
 std::string GraphBuilder::PeekNodeName(NodeKind kind) const {

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,10 @@ class GraphBuilder {
   explicit GraphBuilder(std::string graph_name = "graph");
 
   TensorId Input(std::string name, std::vector<int64_t> shape);
-  TensorId Weight(std::string name, std::vector<int64_t> shape);
+  // `data`, when given, holds the weight's values row-major (an imported
+  // model's initializer); its size must match the shape.
+  TensorId Weight(std::string name, std::vector<int64_t> shape,
+                  std::shared_ptr<const std::vector<float>> data = nullptr);
   // A node of any kind over explicit inputs. An empty name gets
   // "<scope>.<kind>_<n>" (n counts nodes of that kind in the scope).
   TensorId AddNode(NodeKind kind, std::vector<TensorId> inputs, NodeAttrs attrs = {},
@@ -55,6 +59,8 @@ class GraphBuilder {
   TensorId Gelu(TensorId x) { return AddNode(NodeKind::kGelu, {x}); }
   TensorId Add(TensorId a, TensorId b) { return AddNode(NodeKind::kAdd, {a, b}); }
   TensorId Multiply(TensorId a, TensorId b) { return AddNode(NodeKind::kMultiply, {a, b}); }
+  TensorId Subtract(TensorId a, TensorId b) { return AddNode(NodeKind::kSubtract, {a, b}); }
+  TensorId Divide(TensorId a, TensorId b) { return AddNode(NodeKind::kDivide, {a, b}); }
   TensorId Scale(TensorId x, double scalar);
   TensorId MaxPool2d(TensorId x, int64_t kernel, int64_t stride, int64_t pad = 0);
   TensorId AvgPool2d(TensorId x, int64_t kernel, int64_t stride, int64_t pad = 0);

@@ -92,4 +92,25 @@ std::map<TensorId, Tensor> RandomFeeds(const Graph& graph, uint64_t seed) {
   return feeds;
 }
 
+absl::StatusOr<std::map<TensorId, Tensor>> ModelFeeds(const Graph& graph,
+                                                      const std::map<TensorId, Tensor>& inputs) {
+  std::map<TensorId, Tensor> feeds = inputs;
+  for (TensorId id = 0; id < static_cast<TensorId>(graph.tensors().size()); ++id) {
+    const GraphTensor& t = graph.tensor(id);
+    if (t.kind == TensorKind::kInput && feeds.count(id) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("no value for input '", t.name, "'"));
+    }
+    if (t.kind != TensorKind::kWeight) continue;
+    if (t.data == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("weight '", t.name, "' has no values (a built-in network?)"));
+    }
+    Tensor w;
+    w.shape = t.shape;
+    w.data = *t.data;
+    feeds[id] = std::move(w);
+  }
+  return feeds;
+}
+
 }  // namespace pruner

@@ -30,6 +30,12 @@ absl::StatusOr<std::map<TensorId, Tensor>> RunGraph(const Graph& graph,
 // Random feeds (FillRandom) for every input and weight, seeded per tensor.
 std::map<TensorId, Tensor> RandomFeeds(const Graph& graph, uint64_t seed);
 
+// Feeds for a graph that carries its weights (an imported model): every
+// weight's own values, plus `inputs` (by id). A weight without values or a
+// missing input is InvalidArgument.
+absl::StatusOr<std::map<TensorId, Tensor>> ModelFeeds(const Graph& graph,
+                                                      const std::map<TensorId, Tensor>& inputs);
+
 }  // namespace pruner
 
 #endif  // PRUNER_COMMON_GRAPH_GRAPH_REFERENCE_H_

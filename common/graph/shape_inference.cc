@@ -1,5 +1,6 @@
 #include "common/graph/shape_inference.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -149,13 +150,14 @@ absl::StatusOr<Shape> BiasAddShape(const Checker& c, const NodeAttrs& a,
   return x;
 }
 
-absl::StatusOr<Shape> SameShapeBinary(const Checker& c, const std::vector<Shape>& in) {
+absl::StatusOr<Shape> BroadcastBinary(const Checker& c, const std::vector<Shape>& in) {
   PRUNER_RETURN_IF_ERROR(c.Arity(in, 2));
-  if (in[0] != in[1]) {
+  absl::StatusOr<Shape> out = BroadcastShapes(in[0], in[1]);
+  if (!out.ok()) {
     return c.Error("input shapes ", ShapeToString(in[0]), " and ", ShapeToString(in[1]),
-                   " differ (no broadcasting)");
+                   " do not broadcast");
   }
-  return in[0];
+  return out;
 }
 
 absl::StatusOr<Shape> LayerNormShape(const Checker& c, const std::vector<Shape>& in) {
@@ -261,13 +263,42 @@ absl::StatusOr<std::vector<int64_t>> InferShape(NodeKind kind, std::string_view 
     case NodeKind::kRelu:
     case NodeKind::kRelu6:
     case NodeKind::kGelu:
-    case NodeKind::kScale: PRUNER_RETURN_IF_ERROR(c.Arity(inputs, 1)); return inputs[0];
+    case NodeKind::kScale:
+    case NodeKind::kErf:
+    case NodeKind::kTanh:
+    case NodeKind::kSqrt:
+    case NodeKind::kSigmoid: PRUNER_RETURN_IF_ERROR(c.Arity(inputs, 1)); return inputs[0];
+    case NodeKind::kPow:
+      PRUNER_RETURN_IF_ERROR(c.Arity(inputs, 1));
+      if (attrs.scalar != 0.5 && attrs.scalar != 1 && attrs.scalar != 2 && attrs.scalar != 3) {
+        return c.Error("exponent ", attrs.scalar, " is not one of 0.5, 1, 2, 3");
+      }
+      return inputs[0];
     case NodeKind::kAdd:
-    case NodeKind::kMultiply: return SameShapeBinary(c, inputs);
+    case NodeKind::kMultiply:
+    case NodeKind::kSubtract:
+    case NodeKind::kDivide: return BroadcastBinary(c, inputs);
     case NodeKind::kReshape: return ReshapeShape(c, attrs, inputs);
     case NodeKind::kTranspose: return TransposeShape(c, attrs, inputs);
   }
   return c.Error("unknown node kind");
+}
+
+absl::StatusOr<std::vector<int64_t>> BroadcastShapes(const std::vector<int64_t>& a,
+                                                     const std::vector<int64_t>& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    // Aligned from the right; a missing leading dimension acts as 1.
+    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      return absl::InvalidArgumentError(absl::StrCat("shapes ", ShapeToString(a), " and ",
+                                                     ShapeToString(b), " do not broadcast"));
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
 }
 
 }  // namespace pruner

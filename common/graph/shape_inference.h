@@ -13,7 +13,7 @@ namespace pruner {
 
 // The output shape of a node of `kind` with these attributes and input
 // shapes. Checks arity, ranks, that dimensions agree (channels against the
-// weight, equal shapes for add/multiply, bias length, matmul K), windows that
+// weight, shapes that broadcast for add/multiply/subtract/divide, bias length, matmul K), windows that
 // fit, reshape element counts and transpose permutations. Errors are
 // InvalidArgument, prefixed "<kind> '<node_name>': ", e.g.
 //   conv2d 'layer1.0.conv2d_1': input [1, 32, 56, 56] has 32 channels but
@@ -22,6 +22,12 @@ namespace pruner {
 absl::StatusOr<std::vector<int64_t>> InferShape(NodeKind kind, std::string_view node_name,
                                                 const NodeAttrs& attrs,
                                                 const std::vector<std::vector<int64_t>>& inputs);
+
+// Numpy broadcasting: shapes aligned from the right, where a dimension of 1
+// (or a missing leading one) stretches to the other's. InvalidArgument when
+// two dimensions differ and neither is 1.
+absl::StatusOr<std::vector<int64_t>> BroadcastShapes(const std::vector<int64_t>& a,
+                                                     const std::vector<int64_t>& b);
 
 }  // namespace pruner
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/absl_compat.h"
+#include "common/graph/shape_inference.h"
 
 namespace pruner {
 namespace {
@@ -184,6 +185,37 @@ int LayerNormStages(StageBuilder& b, double eps, int x, int gamma, int beta) {
                    });
 }
 
+// Reads `tensor` at the output position `v` under numpy broadcasting: its
+// dimensions align with the last ones of `v`, and a dimension of 1 that the
+// output stretches reads index 0. Equal shapes read plainly at `v`.
+Expr ReadBroadcast(const StageBuilder& b, int tensor, const std::vector<int64_t>& out_shape,
+                   const std::vector<Expr>& v) {
+  const std::vector<int64_t>& s = b.Shape(tensor);
+  const size_t offset = out_shape.size() - s.size();
+  std::vector<Expr> index;
+  for (size_t d = 0; d < s.size(); ++d) {
+    index.push_back(s[d] == 1 && out_shape[offset + d] != 1 ? IntImm(0) : v[offset + d]);
+  }
+  return b.Read(tensor, std::move(index));
+}
+
+int BinaryStage(StageBuilder& b, const char* name, BinaryOp op, int lhs, int rhs) {
+  const absl::StatusOr<std::vector<int64_t>> shape = BroadcastShapes(b.Shape(lhs), b.Shape(rhs));
+  const std::vector<int64_t> out = shape.ok() ? *shape : b.Shape(lhs);  // checked by the builder
+  return b.Compute(name, StageBuilder::AxesLike(out), {}, ReduceKind::kNone, name,
+                   [&](const std::vector<Expr>& v) {
+                     return Binary(op, ReadBroadcast(b, lhs, out, v), ReadBroadcast(b, rhs, out, v));
+                   });
+}
+
+// x ** exponent for the exponents shape inference admits (0.5, 1, 2, 3).
+Expr PowExpr(Expr x, double exponent) {
+  if (exponent == 0.5) return Call(CallFn::kSqrt, {x});
+  if (exponent == 2) return Mul(x, x);
+  if (exponent == 3) return Mul(Mul(x, x), x);
+  return x;
+}
+
 }  // namespace
 
 int StageBuilder::Placeholder(std::string name, std::vector<int64_t> shape, bool layout_free) {
@@ -267,15 +299,24 @@ absl::StatusOr<int> EmitNodeStages(StageBuilder& b, const GraphNode& node,
         Expr cdf = Add(FloatImm(1.0), Call(CallFn::kErf, {Mul(x, FloatImm(kSqrtHalf))}));
         return Mul(Mul(x, FloatImm(0.5)), cdf);
       });
-    case NodeKind::kAdd:
-      return b.Pointwise("add", in[0], "add",
-                         [&](Expr x, V v) { return Add(x, b.Read(in[1], v)); });
-    case NodeKind::kMultiply:
-      return b.Pointwise("mul", in[0], "mul",
-                         [&](Expr x, V v) { return Mul(x, b.Read(in[1], v)); });
+    case NodeKind::kAdd: return BinaryStage(b, "add", BinaryOp::kAdd, in[0], in[1]);
+    case NodeKind::kMultiply: return BinaryStage(b, "mul", BinaryOp::kMul, in[0], in[1]);
+    case NodeKind::kSubtract: return BinaryStage(b, "sub", BinaryOp::kSub, in[0], in[1]);
+    case NodeKind::kDivide: return BinaryStage(b, "div", BinaryOp::kDiv, in[0], in[1]);
     case NodeKind::kScale:
       return b.Pointwise("scale", in[0], "scale",
                          [&](Expr x, V) { return Mul(x, FloatImm(a.scalar)); });
+    case NodeKind::kErf:
+      return b.Pointwise("erf", in[0], "erf", [](Expr x, V) { return Call(CallFn::kErf, {x}); });
+    case NodeKind::kTanh:
+      return b.Pointwise("tanh", in[0], "tanh", [](Expr x, V) { return Call(CallFn::kTanh, {x}); });
+    case NodeKind::kSqrt:
+      return b.Pointwise("sqrt", in[0], "sqrt", [](Expr x, V) { return Call(CallFn::kSqrt, {x}); });
+    case NodeKind::kSigmoid:
+      return b.Pointwise("sigmoid", in[0], "sigmoid",
+                         [](Expr x, V) { return Call(CallFn::kSigmoid, {x}); });
+    case NodeKind::kPow:
+      return b.Pointwise("pow", in[0], "pow", [&](Expr x, V) { return PowExpr(x, a.scalar); });
     case NodeKind::kReshape:
     case NodeKind::kTranspose: break;
   }

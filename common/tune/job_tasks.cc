@@ -23,16 +23,7 @@ absl::StatusOr<std::vector<SearchTask>> BuildJobTasks(const std::vector<std::str
                           absl::StrCat(graph.status().message(), " (built-in networks: ",
                                        absl::StrJoin(KnownNetworks(), ", "), ")"));
     }
-    PRUNER_ASSIGN_OR_RETURN(auto network_tasks, ExtractTasks(*graph));
-    for (const GraphTask& t : network_tasks) {
-      SearchTask task;
-      task.name = t.name;
-      task.dag = t.dag;
-      task.workload_key = t.dag->WorkloadKey();
-      task.weight = t.weight;
-      tasks.push_back(std::move(task));
-    }
-    return tasks;
+    return TasksOfGraph(*graph);
   }
   if (ops.empty()) {
     return absl::InvalidArgumentError("nothing to tune: give an operator spec or a network");
@@ -61,6 +52,26 @@ absl::StatusOr<std::vector<SearchTask>> BuildJobTasks(const std::vector<std::str
     tasks.push_back(std::move(task));
   }
   return tasks;
+}
+
+absl::StatusOr<std::vector<SearchTask>> TasksOfGraph(const Graph& graph) {
+  PRUNER_ASSIGN_OR_RETURN(auto graph_tasks, ExtractTasks(graph));
+  std::vector<SearchTask> tasks;
+  for (const GraphTask& t : graph_tasks) {
+    SearchTask task;
+    task.name = t.name;
+    task.dag = t.dag;
+    task.workload_key = t.dag->WorkloadKey();
+    task.weight = t.weight;
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
+}
+
+absl::StatusOr<std::vector<SearchTask>> BuildModelTasks(const std::string& path,
+                                                        const OnnxImportOptions& options) {
+  PRUNER_ASSIGN_OR_RETURN(OnnxModel model, ImportOnnxFile(path, options));
+  return TasksOfGraph(model.graph);
 }
 
 }  // namespace pruner

@@ -204,7 +204,7 @@ TEST(GraphBuilderTest, KeepsTheFirstErrorAndStopsBuilding) {
   // Later calls, even on valid tensors, do nothing.
   EXPECT_EQ(b.Relu(x), -1);
   EXPECT_EQ(b.Dense(bad, 4), -1);
-  EXPECT_THAT(ErrorOf(std::move(b)), HasSubstr("add 'add_0': input shapes [2, 3] and [3, 2]"));
+  EXPECT_THAT(ErrorOf(std::move(b)), HasSubstr("add 'add_0': input shapes [2, 3] and [3, 2] do not broadcast"));
 }
 
 TEST(GraphBuilderTest, RejectsForeignTensorsAndEmptyGraphs) {

@@ -1,0 +1,168 @@
+// The ONNX frontend against PyTorch: models exported by torch.onnx.export
+// (scripts/export_models.py) are imported, run by the reference executor
+// with their real weights, and compared with the outputs PyTorch computed.
+#include "common/graph/onnx_import.h"
+
+#include <fstream>
+#include <string>
+
+#include "common/graph/graph_reference.h"
+#include "common/graph/tasks.h"
+#include "common/ir/npy.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pruner {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ModelPath(const std::string& name, const std::string& suffix) {
+  return std::string(PRUNER_TEST_MODELS_DIR) + "/" + name + suffix;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::map<NodeKind, int> KindCounts(const Graph& g) {
+  std::map<NodeKind, int> counts;
+  for (const GraphNode& n : g.nodes()) ++counts[n.kind];
+  return counts;
+}
+
+// Imports `name`, runs it node by node and fused, and compares both with
+// PyTorch's output. Float32 through different summation orders: 1e-4
+// relative plus 1e-4 absolute on outputs of magnitude ~1.
+OnnxModel ImportAndCompare(const std::string& name) {
+  absl::StatusOr<OnnxModel> model = ImportOnnxFile(ModelPath(name, ".onnx"));
+  EXPECT_TRUE(model.ok()) << model.status();
+  if (!model.ok()) return {};
+  absl::StatusOr<Tensor> input = ReadNpy(ModelPath(name, ".input.npy"));
+  absl::StatusOr<Tensor> want = ReadNpy(ModelPath(name, ".output.npy"));
+  EXPECT_TRUE(input.ok() && want.ok());
+  EXPECT_EQ(model->inputs.size(), 1u);
+  EXPECT_EQ(model->outputs.size(), 1u);
+  if (!input.ok() || !want.ok() || model->inputs.size() != 1 || model->outputs.size() != 1) {
+    return *std::move(model);
+  }
+  absl::StatusOr<std::map<TensorId, Tensor>> feeds =
+      ModelFeeds(model->graph, {{model->inputs[0], *input}});
+  EXPECT_TRUE(feeds.ok()) << feeds.status();
+  for (GraphRunMode mode : {GraphRunMode::kPerNode, GraphRunMode::kFused}) {
+    absl::StatusOr<std::map<TensorId, Tensor>> values = RunGraph(model->graph, *feeds, mode);
+    EXPECT_TRUE(values.ok()) << values.status();
+    if (!values.ok()) continue;
+    const Tensor& got = values->at(model->outputs[0]);
+    EXPECT_TRUE(CheckAllClose(got, *want, 1e-4, 1e-4).ok())
+        << name << (mode == GraphRunMode::kFused ? " fused: " : " per node: ")
+        << CheckAllClose(got, *want, 1e-4, 1e-4);
+  }
+  return *std::move(model);
+}
+
+TEST(OnnxImportTest, ConvNetMatchesPyTorch) {
+  const OnnxModel m = ImportAndCompare("convnet");
+  EXPECT_EQ(m.opset, 13);
+  EXPECT_THAT(m.producer, HasSubstr("pytorch"));
+  // Batch norm folded into the 9 convs, ReLU6 from Clip(0, 6), the zero Pad
+  // before the average pool absorbed, Gemm as dense + bias.
+  std::map<NodeKind, int> kinds = KindCounts(m.graph);
+  EXPECT_EQ(kinds[NodeKind::kConv2d], 9);
+  EXPECT_EQ(kinds[NodeKind::kRelu6], 2);
+  EXPECT_EQ(kinds[NodeKind::kDense], 1);
+  EXPECT_EQ(kinds[NodeKind::kAvgPool2d], 1);
+  EXPECT_EQ(kinds[NodeKind::kGlobalAvgPool2d], 1);
+  // Weights carry the model's values.
+  for (const GraphTensor& t : m.graph.tensors()) {
+    if (t.kind == TensorKind::kWeight) {
+      ASSERT_NE(t.data, nullptr) << t.name;
+      EXPECT_EQ(static_cast<int64_t>(t.data->size()), NumElements(t.shape)) << t.name;
+    }
+  }
+  // Tasks: the depthwise conv is among them, and every task has a reduction.
+  absl::StatusOr<std::vector<GraphTask>> tasks = ExtractTasks(m.graph);
+  ASSERT_TRUE(tasks.ok()) << tasks.status();
+  bool depthwise = false;
+  for (const GraphTask& t : *tasks) depthwise = depthwise || t.name.find("depthwise") != std::string::npos
+                                                || t.dag->ToString().find("depthwise") != std::string::npos;
+  EXPECT_TRUE(depthwise);
+}
+
+TEST(OnnxImportTest, EncoderMatchesPyTorchWithDecomposedLayerNormAndGelu) {
+  const OnnxModel m = ImportAndCompare("encoder");
+  EXPECT_EQ(m.opset, 14);
+  std::map<NodeKind, int> kinds = KindCounts(m.graph);
+  // Opset 14 writes layer norm and GELU out op by op; both are recognised.
+  EXPECT_EQ(kinds[NodeKind::kLayerNorm], 2);
+  EXPECT_EQ(kinds[NodeKind::kGelu], 1);
+  EXPECT_EQ(kinds[NodeKind::kErf], 0);
+  EXPECT_EQ(kinds[NodeKind::kDense], 6);
+  EXPECT_EQ(kinds[NodeKind::kBatchMatmul], 2);
+  EXPECT_EQ(kinds[NodeKind::kSoftmax], 1);
+  // Dense layers run on [batch * seq, hidden], so bias, GELU and the
+  // residual add fuse into them.
+  absl::StatusOr<std::vector<GraphTask>> tasks = ExtractTasks(m.graph);
+  ASSERT_TRUE(tasks.ok()) << tasks.status();
+  std::vector<std::string> names;
+  for (const GraphTask& t : *tasks) names.push_back(t.name);
+  EXPECT_THAT(names, testing::Contains(HasSubstr("dense_bias_gelu")));
+  EXPECT_THAT(names, testing::Contains(HasSubstr("dense_bias_add")));
+}
+
+TEST(OnnxImportTest, EncoderAtOpset17MatchesPyTorch) {
+  const OnnxModel m = ImportAndCompare("encoder_opset17");
+  EXPECT_EQ(m.opset, 17);
+  EXPECT_EQ(KindCounts(m.graph)[NodeKind::kLayerNorm], 2);
+}
+
+TEST(OnnxImportTest, RefusesFilesThatAreNotOnnx) {
+  EXPECT_THAT(ImportOnnxFile("/nonexistent/model.onnx").status().message(),
+              HasSubstr("cannot open"));
+  EXPECT_THAT(ImportOnnxBytes("", "empty").status().message(), HasSubstr("empty"));
+  const absl::Status text = ImportOnnxBytes("this is a text file, not a model\n", "text").status();
+  EXPECT_EQ(text.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(text.message(), HasSubstr("not an ONNX model"));
+  // A truncated export: cut in the middle of the weights.
+  const std::string bytes = ReadFile(ModelPath("convnet", ".onnx"));
+  ASSERT_GT(bytes.size(), 1000u);
+  const absl::Status cut = ImportOnnxBytes(bytes.substr(0, bytes.size() / 2), "cut").status();
+  EXPECT_EQ(cut.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(cut.message(), HasSubstr("cut: "));
+}
+
+TEST(OnnxImportTest, ListsEveryUnsupportedOperatorWithItsNodes) {
+  const absl::Status s = ImportOnnxFile(ModelPath("unsupported_ops", ".onnx")).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("unsupported_ops: the model uses 3 node(s) of 2 unsupported"));
+  EXPECT_THAT(s.message(), HasSubstr("CumSum x2: /CumSum, /CumSum_1"));
+  EXPECT_THAT(s.message(), HasSubstr("Resize x1: /Resize"));
+}
+
+TEST(OnnxImportTest, RefusesOpsetsOutOfRange) {
+  const absl::Status s = ImportOnnxFile(ModelPath("tiny_opset9", ".onnx")).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("opset 9 is outside the supported range 11-17"));
+}
+
+TEST(OnnxImportTest, SymbolicDimensionsNeedABinding) {
+  const std::string path = ModelPath("tiny_dynamic_batch", ".onnx");
+  const absl::Status s = ImportOnnxFile(path).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("tiny_dynamic_batch: the model has symbolic input dimensions: batch (input[0])"));
+  EXPECT_THAT(s.message(), HasSubstr("--shape NAME=VALUE"));
+  OnnxImportOptions options;
+  ASSERT_TRUE(ParseShapeBinding("batch=2", &options).ok());
+  absl::StatusOr<OnnxModel> m = ImportOnnxFile(path, options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->graph.tensor(m->inputs[0]).shape, (std::vector<int64_t>{2, 3, 8, 8}));
+  EXPECT_EQ(m->graph.tensor(m->outputs[0]).shape, (std::vector<int64_t>{2, 4, 8, 8}));
+  EXPECT_EQ(m->output_names, std::vector<std::string>{"output"});
+  for (const char* bad : {"batch", "=3", "batch=0", "batch=x"}) {
+    EXPECT_FALSE(ParseShapeBinding(bad, &options).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace pruner
