@@ -20,6 +20,7 @@
 #include "client/records_commands.h"
 #include "client/schedule_check.h"
 #include "client/service_cli.h"
+#include "client/model_commands.h"
 #include "client/tune_command.h"
 #include "common/codegen/cpu_compiler.h"
 #include "common/device/device_profile.h"
@@ -279,6 +280,38 @@ int main(int argc, char** argv) {
   tasks->add_option("--shape", tasks_shapes,
                     "NAME=VALUE: bind a symbolic input dimension of --model (repeatable)");
 
+  pruner::CompileCommand compile_command;
+  auto* compile = app.add_subcommand(
+      "compile", "compile an ONNX model into one shared library (tuned kernels + runtime)");
+  compile->add_option("--model", compile_command.model, "ONNX model file (exported by PyTorch)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  compile->add_option("--shape", compile_command.shapes,
+                      "NAME=VALUE: bind a symbolic input dimension (repeatable)");
+  compile->add_option("--db", compile_command.db,
+                      "records database whose best records to use (a missing file: none)");
+  compile->add_option("--target", compile_command.target,
+                      "device key of the records (default: this CPU's)");
+  compile->add_option("--out", compile_command.out, "the shared library to write")->required();
+  compile->add_flag("--defaults-only", compile_command.defaults_only,
+                    "ignore the records: default schedules for every kernel");
+
+  pruner::RunCommand run_command;
+  auto* run = app.add_subcommand("run", "run a compiled model on .npy inputs");
+  run->add_option("library", run_command.library, "the compiled model (.so)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  run->add_option("--input", run_command.inputs, "NAME=FILE.npy (FILE.npy for one input)");
+  run->add_option("--expect", run_command.expect,
+                  "NAME=FILE.npy: compare an output with it (exit 1 on mismatch)");
+  run->add_option("--save", run_command.save, "NAME=FILE.npy: write an output");
+  run->add_option("--rtol", run_command.rtol, "relative tolerance of --expect");
+  run->add_option("--atol", run_command.atol, "absolute tolerance of --expect");
+  run->add_option("--bench", run_command.bench, "time this many runs after the first")
+      ->check(CLI::Range(0, 1000000));
+  run->add_option("--threads", run_command.threads, "threads (0: all hardware threads)")
+      ->check(CLI::Range(0, 4096));
+
   // The records database itself.
   std::string db = "pruner.db", workload, records_device, path;
   int64_t limit = 50;
@@ -325,6 +358,8 @@ int main(int argc, char** argv) {
   }
   if (*tune) return pruner::RunTune(tune_command);
   if (*tasks) return pruner::RunTasks(tasks_network, tasks_model, tasks_shapes);
+  if (*compile) return pruner::RunCompile(compile_command);
+  if (*run) return pruner::RunModel(run_command);
   if (*records_show) return pruner::RunRecordsShow(db, workload, limit);
   if (*records_best) return pruner::RunRecordsBest(db, workload, records_device, show_program);
   if (*records_export) return pruner::RunRecordsExport(db, path, workload);

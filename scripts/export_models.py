@@ -8,9 +8,10 @@ For every model NAME it writes into DIR:
     NAME.onnx            torch.onnx.export of the model in eval mode
     NAME.input.npy       the input (float32, fixed seed)
     NAME.output.npy      PyTorch's output for that input (float32)
-    NAME.torchscript.pt  (bench set only) the model frozen and optimized for
-                         inference, the way a CPU user deploys it
-                         (torch.jit.freeze + torch.jit.optimize_for_inference)
+    NAME.torchscript.pt  (bench set only) the model traced and frozen
+                         (torch.jit.freeze); the loader then applies
+                         torch.jit.optimize_for_inference, the way a CPU
+                         user deploys it
 
 The test set is small models that the test suite runs end to end: convs with
 batch norm, a residual add, depthwise convs with ReLU6, poolings, and a
@@ -180,8 +181,11 @@ def export(name, ctor, shape, opset, out_dir, torchscript):
     np.save(os.path.join(out_dir, name + ".input.npy"), x.numpy().astype(np.float32))
     np.save(os.path.join(out_dir, name + ".output.npy"), y.numpy().astype(np.float32))
     if torchscript:
+        # Frozen only: optimize_for_inference's MKL-DNN constants do not
+        # survive save/load, so the loader applies it (bench/model does, with
+        # torch::jit::optimize_for_inference, as a deploying user would).
         with torch.no_grad():
-            frozen = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, x)))
+            frozen = torch.jit.freeze(torch.jit.trace(model, x).eval())
         frozen.save(os.path.join(out_dir, name + ".torchscript.pt"))
     print(f"export_models: {name} (opset {opset}) -> {path}")
 

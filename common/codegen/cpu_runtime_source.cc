@@ -6,6 +6,7 @@
 namespace pruner {
 namespace {
 #include "cpu_runtime_embedded.inc"
+#include "model_runtime_embedded.inc"
 }  // namespace
 
 std::string CpuRuntimeHeaderText() { return kRuntimeHeader; }
@@ -14,6 +15,17 @@ std::string CpuRuntimeSourceText() {
   return absl::StrReplaceAll(
       kRuntimeSource, {{"#include \"common/codegen/cpu_runtime.h\"",
                         absl::StrCat("#include \"", kExportedRuntimeHeaderName, "\"")}});
+}
+
+std::string ModelApiHeaderText() { return kModelHeader; }
+
+std::string ModelRuntimeSourceText() {
+  return absl::StrReplaceAll(
+      kModelSource,
+      {{"#include \"common/codegen/cpu_runtime.h\"",
+        absl::StrCat("#include \"", kExportedRuntimeHeaderName, "\"")},
+       {"#include \"common/codegen/pruner_model.h\"",
+        absl::StrCat("#include \"", kModelApiHeaderName, "\"")}});
 }
 
 std::string ExportedLibraryLinkCommand(const std::string& library) {

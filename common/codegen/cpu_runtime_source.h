@@ -14,6 +14,14 @@ inline constexpr char kExportedRuntimeSourceName[] = "pruner_cpu_runtime.cc";
 std::string CpuRuntimeHeaderText();
 std::string CpuRuntimeSourceText();
 
+// The compiled-model runtime (model_runtime.cc) and its C API header
+// (pruner_model.h), with includes rewritten to the flat names below, so that
+// the two runtime sources and two headers build from one directory.
+inline constexpr char kModelApiHeaderName[] = "pruner_model.h";
+inline constexpr char kModelRuntimeSourceName[] = "pruner_model_runtime.cc";
+std::string ModelApiHeaderText();
+std::string ModelRuntimeSourceText();
+
 // The command that links exported objects (*.o in the current directory)
 // with the runtime into `library`.
 std::string ExportedLibraryLinkCommand(const std::string& library);

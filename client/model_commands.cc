@@ -1,0 +1,175 @@
+#include "client/model_commands.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "common/compile/compiled_model.h"
+#include "common/compile/model_compiler.h"
+#include "common/device/device_profile.h"
+#include "common/graph/onnx_import.h"
+#include "common/ir/npy.h"
+#include "common/store/records_store.h"
+
+namespace pruner {
+namespace {
+
+int Fail(const absl::Status& status) {
+  std::cerr << "error: " << status.message() << "\n";
+  return 2;
+}
+
+// "NAME=path" or a bare path (only when the model has exactly one port).
+absl::StatusOr<std::map<std::string, std::string>> PortFiles(
+    const std::vector<std::string>& flags, const std::vector<CompiledModel::Port>& ports,
+    const char* what) {
+  std::map<std::string, std::string> files;
+  for (const std::string& f : flags) {
+    const size_t eq = f.find('=');
+    std::string name, path;
+    if (eq == std::string::npos) {
+      if (ports.size() != 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", what, " ", f, ": the model has ", ports.size(), " ", what,
+            "s; say which with NAME=FILE"));
+      }
+      name = ports[0].name;
+      path = f;
+    } else {
+      name = f.substr(0, eq);
+      path = f.substr(eq + 1);
+    }
+    bool known = false;
+    for (const CompiledModel::Port& p : ports) known = known || p.name == name;
+    if (!known) {
+      std::string names;
+      for (const CompiledModel::Port& p : ports) absl::StrAppend(&names, names.empty() ? "" : ", ", p.name);
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", what, " ", f, ": the model has no ", what, " '", name, "' (it has ", names, ")"));
+    }
+    files[name] = path;
+  }
+  return files;
+}
+
+}  // namespace
+
+int RunCompile(const CompileCommand& c) {
+  OnnxImportOptions import;
+  for (const std::string& s : c.shapes) {
+    if (absl::Status st = ParseShapeBinding(s, &import); !st.ok()) return Fail(st);
+  }
+  absl::StatusOr<OnnxModel> model = ImportOnnxFile(c.model, import);
+  if (!model.ok()) return Fail(model.status());
+  absl::StatusOr<DeviceProfile> local = GetDeviceProfile("cpu");
+  if (!local.ok()) return Fail(local.status());
+  const DeviceProfile device = WithStableCpuKey(*local);
+  const std::string target = c.target.empty() ? device.name : c.target;
+  std::unique_ptr<RecordsStore> store;
+  TunedSchedules tuned = NoTunedSchedules();
+  if (!c.defaults_only && std::filesystem::exists(c.db)) {
+    absl::StatusOr<std::unique_ptr<RecordsStore>> opened = RecordsStore::Open(c.db);
+    if (!opened.ok()) return Fail(opened.status());
+    store = std::move(*opened);
+    tuned = TunedSchedulesFrom(*store, target);
+  }
+  CompileModelOptions options;
+  options.out_path = c.out;
+  options.device = device;
+  if (store != nullptr && target != device.name) {
+    absl::StatusOr<DeviceProfile> stored = store->GetDevice(target);
+    if (!stored.ok()) return Fail(stored.status());
+    options.device = *stored;
+  }
+  options.progress = [](const std::string& line) { std::printf("  %s\n", line.c_str()); };
+  std::printf("compiling %s for %s (records: %s)\n", c.model.c_str(), options.device.name.c_str(),
+              store == nullptr ? "none, default schedules" : c.db.c_str());
+  absl::StatusOr<CompileReport> report = CompileModel(*model, tuned, options);
+  if (!report.ok()) return Fail(report.status());
+  int tuned_count = 0;
+  std::printf("%-52s %5s %8s %s\n", "kernel", "runs", "schedule", "measured");
+  for (const CompiledKernel& k : report->kernels) {
+    tuned_count += k.tuned ? 1 : 0;
+    std::printf("%-52s %5d %8s %s\n", k.name.substr(0, 52).c_str(), k.occurrences,
+                k.tuned ? "tuned" : "default",
+                k.tuned ? absl::StrCat(k.tuned_mean_s * 1e3, " ms").c_str() : "");
+  }
+  std::printf("%s: %zu kernels (%d tuned, %zu default), %lld steps, arena %.2f MB "
+              "(%.2f MB without reuse), weights %.2f MB, %.1f s\n",
+              c.out.c_str(), report->kernels.size(), tuned_count,
+              report->kernels.size() - tuned_count, static_cast<long long>(report->steps),
+              report->arena_bytes / 1e6, report->unshared_bytes / 1e6, report->weight_bytes / 1e6,
+              report->seconds);
+  return 0;
+}
+
+int RunModel(const RunCommand& c) {
+  absl::StatusOr<std::unique_ptr<CompiledModel>> model =
+      CompiledModel::Load(std::filesystem::absolute(c.library).string(), c.threads);
+  if (!model.ok()) return Fail(model.status());
+  CompiledModel& m = **model;
+  absl::StatusOr<std::map<std::string, std::string>> in_files = PortFiles(c.inputs, m.inputs(), "input");
+  if (!in_files.ok()) return Fail(in_files.status());
+  std::vector<Tensor> inputs;
+  for (const CompiledModel::Port& p : m.inputs()) {
+    auto f = in_files->find(p.name);
+    if (f == in_files->end()) {
+      return Fail(absl::InvalidArgumentError(absl::StrCat(
+          "no value for input '", p.name, "' ", ShapeToString(p.shape), ": give --input ",
+          p.name, "=FILE.npy")));
+    }
+    absl::StatusOr<Tensor> t = ReadNpy(f->second);
+    if (!t.ok()) return Fail(t.status());
+    inputs.push_back(*std::move(t));
+  }
+  absl::StatusOr<std::vector<Tensor>> outputs = m.Run(inputs);
+  if (!outputs.ok()) return Fail(outputs.status());
+  int exit_code = 0;
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    const Tensor& t = (*outputs)[i];
+    float lo = 0, hi = 0;
+    if (!t.data.empty()) {
+      lo = *std::min_element(t.data.begin(), t.data.end());
+      hi = *std::max_element(t.data.begin(), t.data.end());
+    }
+    std::printf("output %s %s: min %.6g, max %.6g\n", m.outputs()[i].name.c_str(),
+                ShapeToString(t.shape).c_str(), lo, hi);
+  }
+  absl::StatusOr<std::map<std::string, std::string>> expect = PortFiles(c.expect, m.outputs(), "expect");
+  if (!expect.ok()) return Fail(expect.status());
+  absl::StatusOr<std::map<std::string, std::string>> save = PortFiles(c.save, m.outputs(), "save");
+  if (!save.ok()) return Fail(save.status());
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    const std::string& name = m.outputs()[i].name;
+    if (auto f = save->find(name); f != save->end()) {
+      if (absl::Status s = WriteNpy(f->second, (*outputs)[i]); !s.ok()) return Fail(s);
+    }
+    if (auto f = expect->find(name); f != expect->end()) {
+      absl::StatusOr<Tensor> want = ReadNpy(f->second);
+      if (!want.ok()) return Fail(want.status());
+      absl::Status close = CheckAllClose((*outputs)[i], *want, c.rtol, c.atol);
+      std::printf("output %s vs %s (rtol %g, atol %g): %s\n", name.c_str(), f->second.c_str(),
+                  c.rtol, c.atol, close.ok() ? "match" : std::string(close.message()).c_str());
+      if (!close.ok()) exit_code = 1;
+    }
+  }
+  if (c.bench > 0) {
+    std::vector<double> ms;
+    for (int r = 0; r < c.bench; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      absl::StatusOr<std::vector<Tensor>> again = m.Run(inputs);
+      if (!again.ok()) return Fail(again.status());
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    std::printf("latency over %d runs: median %.3f ms, min %.3f ms, max %.3f ms\n", c.bench,
+                ms[ms.size() / 2], ms.front(), ms.back());
+  }
+  return exit_code;
+}
+
+}  // namespace pruner

@@ -1,0 +1,37 @@
+// `pruner compile` and `pruner run`: an ONNX model into one shared library
+// (common/compile/model_compiler.h), and that library run on .npy inputs,
+// checked against expected outputs and timed.
+#ifndef PRUNER_CLIENT_MODEL_COMMANDS_H_
+#define PRUNER_CLIENT_MODEL_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace pruner {
+
+struct CompileCommand {
+  std::string model;                // .onnx
+  std::vector<std::string> shapes;  // --shape NAME=VALUE
+  std::string db = "pruner.db";     // tuned records; a missing file means none
+  std::string target;               // device key of the records; "" = this CPU
+  std::string out;                  // the .so
+  bool defaults_only = false;       // ignore the records
+};
+
+struct RunCommand {
+  std::string library;
+  std::vector<std::string> inputs;   // NAME=file.npy, or file.npy for a one-input model
+  std::vector<std::string> expect;   // NAME=file.npy, or file.npy for a one-output model
+  std::vector<std::string> save;     // NAME=file.npy, or file.npy
+  double rtol = 1e-3, atol = 1e-4;   // for --expect
+  int bench = 0;                     // timed runs after one warm-up
+  int threads = 0;                   // 0: all hardware threads
+};
+
+// Return process exit codes; errors go to stderr.
+int RunCompile(const CompileCommand& command);
+int RunModel(const RunCommand& command);
+
+}  // namespace pruner
+
+#endif  // PRUNER_CLIENT_MODEL_COMMANDS_H_

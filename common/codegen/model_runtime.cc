@@ -1,0 +1,394 @@
+// The runtime of a compiled model: the C API of pruner_model.h over the
+// plan, weights and kernel table that `pruner compile` emits into the same
+// shared library. It is never linked into Pruner itself: the compiler embeds
+// this file (embed_runtime.cmake) and builds it into each model library,
+// with the CPU kernels' runtime (cpu_runtime.cc) beside it.
+//
+// Load reads the plan once, checks it end to end, and allocates the arena
+// (every intermediate tensor at the offset the compiler's memory plan gave
+// it). Run copies the inputs into the arena, executes the steps in order
+// (kernel calls, transposes, copies) and copies the outputs out.
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "common/codegen/cpu_runtime.h"
+#include "common/codegen/pruner_model.h"
+
+extern "C" {
+extern const int64_t pruner_model_plan[];
+extern const uint8_t pruner_model_weights[];
+extern int (*const pruner_model_kernels[])(float* const*);
+extern const int64_t pruner_model_num_kernels;
+extern const int64_t pruner_model_plan_size;
+extern const int64_t pruner_model_weights_size;
+}
+
+namespace {
+
+struct Ref {
+  int64_t pool = 0;
+  int64_t offset = 0;
+};
+
+struct Port {
+  std::string name;
+  std::vector<int64_t> shape;
+  Ref ref;
+  int64_t elements = 1;
+};
+
+struct Step {
+  int64_t kind = 0;
+  int64_t kernel = 0;
+  std::vector<Ref> args;  // kernel: its arguments; transpose and copy: src, dst
+  std::vector<int64_t> dims, perm;
+  int64_t bytes = 0;
+};
+
+// Reads the plan, refusing anything out of bounds.
+class PlanReader {
+ public:
+  PlanReader(const int64_t* data, int64_t size) : data_(data), size_(size) {}
+  bool Next(int64_t* v) {
+    if (pos_ >= size_) return false;
+    *v = data_[pos_++];
+    return true;
+  }
+  bool NextRef(Ref* r) { return Next(&r->pool) && Next(&r->offset); }
+  int64_t pos() const { return pos_; }
+  const int64_t* at(int64_t p) const { return data_ + p; }
+
+ private:
+  const int64_t* data_;
+  int64_t size_;
+  int64_t pos_ = 0;
+};
+
+thread_local std::string g_load_error;
+
+}  // namespace
+
+struct pruner_model {
+  int64_t arena_bytes = 0;
+  uint8_t* arena = nullptr;
+  std::vector<Port> inputs, outputs;
+  std::vector<Step> steps;
+  std::vector<float*> args;  // scratch for kernel calls
+  std::string error;
+
+  ~pruner_model() {
+    if (arena != nullptr) pruner_cpu_free(reinterpret_cast<float*>(arena));
+  }
+
+  uint8_t* Pointer(const Ref& r) const {
+    return r.pool == PRUNER_POOL_ARENA ? arena + r.offset
+                                       : const_cast<uint8_t*>(pruner_model_weights) + r.offset;
+  }
+
+  bool Fail(const std::string& message) {
+    error = message;
+    return false;
+  }
+
+  bool ValidRef(const Ref& r, int64_t bytes) const {
+    const int64_t limit = r.pool == PRUNER_POOL_ARENA ? arena_bytes : pruner_model_weights_size;
+    return (r.pool == PRUNER_POOL_ARENA || r.pool == PRUNER_POOL_WEIGHTS) && r.offset >= 0 &&
+           bytes >= 0 && r.offset + bytes <= limit;
+  }
+
+  bool Parse() {
+    PlanReader p(pruner_model_plan, pruner_model_plan_size);
+    int64_t magic = 0, version = 0, num_in = 0, num_out = 0, num_steps = 0, strings = 0;
+    if (!p.Next(&magic) || magic != PRUNER_PLAN_MAGIC || !p.Next(&version) ||
+        version != PRUNER_PLAN_VERSION) {
+      return Fail("the library's plan has the wrong magic or version");
+    }
+    if (!p.Next(&arena_bytes) || !p.Next(&num_in) || !p.Next(&num_out) || !p.Next(&num_steps) ||
+        !p.Next(&strings) || arena_bytes < 0 || strings < 0 || num_in < 0 || num_out < 0 ||
+        num_steps < 0) {
+      return Fail("the library's plan header is corrupt");
+    }
+    const int64_t string_words = (strings + 7) / 8;
+    if (p.pos() + string_words > pruner_model_plan_size) return Fail("plan strings truncated");
+    const char* text = reinterpret_cast<const char*>(p.at(p.pos()));
+    for (int64_t i = 0; i < string_words; ++i) {
+      int64_t skip;
+      p.Next(&skip);
+    }
+    auto read_port = [&](Port* port) {
+      int64_t name = 0, rank = 0;
+      if (!p.Next(&name) || name < 0 || name >= strings || !p.Next(&rank) || rank < 0 ||
+          rank > 16) {
+        return false;
+      }
+      port->name = std::string(text + name, strnlen(text + name, strings - name));
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t dim;
+        if (!p.Next(&dim) || dim < 0) return false;
+        port->shape.push_back(dim);
+        port->elements *= dim;
+      }
+      return p.NextRef(&port->ref);
+    };
+    inputs.resize(num_in);
+    outputs.resize(num_out);
+    for (Port& port : inputs) {
+      if (!read_port(&port)) return Fail("the library's plan has a corrupt input");
+    }
+    for (Port& port : outputs) {
+      if (!read_port(&port)) return Fail("the library's plan has a corrupt output");
+    }
+    steps.resize(num_steps);
+    for (Step& s : steps) {
+      if (!p.Next(&s.kind)) return Fail("plan steps truncated");
+      if (s.kind == PRUNER_STEP_KERNEL) {
+        int64_t n = 0;
+        if (!p.Next(&s.kernel) || s.kernel < 0 || s.kernel >= pruner_model_num_kernels ||
+            !p.Next(&n) || n < 0 || n > 4096) {
+          return Fail("a kernel step of the plan is corrupt");
+        }
+        s.args.resize(n);
+        for (Ref& r : s.args) {
+          if (!p.NextRef(&r) || !ValidRef(r, 0)) return Fail("a kernel argument is corrupt");
+        }
+      } else if (s.kind == PRUNER_STEP_TRANSPOSE) {
+        Ref src, dst;
+        int64_t rank = 0;
+        if (!p.NextRef(&src) || !p.NextRef(&dst) || !p.Next(&rank) || rank < 1 || rank > 16) {
+          return Fail("a transpose step of the plan is corrupt");
+        }
+        int64_t elements = 1;
+        for (int64_t d = 0; d < rank; ++d) {
+          int64_t v;
+          if (!p.Next(&v) || v < 0) return Fail("a transpose step of the plan is corrupt");
+          s.dims.push_back(v);
+          elements *= v;
+        }
+        for (int64_t d = 0; d < rank; ++d) {
+          int64_t v;
+          if (!p.Next(&v) || v < 0 || v >= rank) return Fail("a transpose perm is corrupt");
+          s.perm.push_back(v);
+        }
+        if (!ValidRef(src, elements * 4) || !ValidRef(dst, elements * 4)) {
+          return Fail("a transpose reads or writes out of bounds");
+        }
+        s.args = {src, dst};
+      } else if (s.kind == PRUNER_STEP_COPY) {
+        Ref src, dst;
+        if (!p.NextRef(&src) || !p.NextRef(&dst) || !p.Next(&s.bytes) ||
+            !ValidRef(src, s.bytes) || !ValidRef(dst, s.bytes)) {
+          return Fail("a copy step of the plan is corrupt");
+        }
+        s.args = {src, dst};
+      } else {
+        return Fail("the plan has a step of unknown kind");
+      }
+    }
+    int64_t end = 0;
+    if (!p.Next(&end) || end != PRUNER_PLAN_MAGIC || p.pos() != pruner_model_plan_size) {
+      return Fail("the library's plan does not end where it should");
+    }
+    for (const std::vector<Port>* ports : {&inputs, &outputs}) {
+      for (const Port& port : *ports) {
+        if (port.ref.pool != PRUNER_POOL_ARENA || !ValidRef(port.ref, port.elements * 4)) {
+          return Fail("an input or output lies outside the arena");
+        }
+      }
+    }
+    return true;
+  }
+
+  // out[i] = in[index with output axis d at perm[d]], in of shape dims.
+  static void Transpose(const float* in, float* out, const std::vector<int64_t>& dims,
+                        const std::vector<int64_t>& perm) {
+    const size_t rank = dims.size();
+    std::vector<int64_t> in_strides(rank, 1), out_dims(rank), index(rank, 0);
+    for (size_t d = rank - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * dims[d];
+    int64_t total = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      out_dims[d] = dims[perm[d]];
+      total *= out_dims[d];
+    }
+    // The innermost output axis walks the input with this stride.
+    const int64_t inner = out_dims[rank - 1];
+    const int64_t inner_stride = in_strides[perm[rank - 1]];
+    for (int64_t flat = 0; flat < total; flat += inner) {
+      int64_t src = 0;
+      for (size_t d = 0; d + 1 < rank; ++d) src += index[d] * in_strides[perm[d]];
+      for (int64_t k = 0; k < inner; ++k) out[flat + k] = in[src + k * inner_stride];
+      for (size_t d = rank - 1; d-- > 0;) {
+        if (++index[d] < out_dims[d]) break;
+        index[d] = 0;
+      }
+    }
+  }
+
+  static bool SameShape(const pruner_tensor& t, const Port& port) {
+    if (t.rank != static_cast<int32_t>(port.shape.size()) || (t.rank > 0 && t.shape == nullptr)) {
+      return false;
+    }
+    for (int32_t d = 0; d < t.rank; ++d) {
+      if (t.shape[d] != port.shape[d]) return false;
+    }
+    return true;
+  }
+
+  static std::string ShapeText(const int64_t* shape, int64_t rank) {
+    std::string s = "[";
+    for (int64_t d = 0; d < rank; ++d) s += (d ? ", " : "") + std::to_string(shape[d]);
+    return s + "]";
+  }
+
+  bool Check(const pruner_tensor* tensors, int count, const std::vector<Port>& ports,
+             const char* what) {
+    if (count != static_cast<int>(ports.size())) {
+      return Fail(std::string("the model has ") + std::to_string(ports.size()) + " " + what +
+                  "s, got " + std::to_string(count));
+    }
+    for (int i = 0; i < count; ++i) {
+      const pruner_tensor& t = tensors[i];
+      const Port& port = ports[i];
+      if (t.dtype != PRUNER_FLOAT32) {
+        return Fail(std::string(what) + " '" + port.name + "' must be float32, got dtype " +
+                    std::to_string(t.dtype));
+      }
+      if (!SameShape(t, port)) {
+        return Fail(std::string(what) + " '" + port.name + "' must have shape " +
+                    ShapeText(port.shape.data(), static_cast<int64_t>(port.shape.size())) +
+                    ", got " + (t.shape == nullptr ? std::string("none") : ShapeText(t.shape, t.rank)));
+      }
+      if (t.data == nullptr && port.elements > 0) {
+        return Fail(std::string(what) + " '" + port.name + "' has no data");
+      }
+    }
+    return true;
+  }
+
+  int Run(int num_inputs, const pruner_tensor* in, int num_outputs, pruner_tensor* out) {
+    if ((num_inputs > 0 && in == nullptr) || (num_outputs > 0 && out == nullptr)) {
+      Fail("null inputs or outputs");
+      return PRUNER_ERROR_INVALID_ARGUMENT;
+    }
+    if (!Check(in, num_inputs, inputs, "input") || !Check(out, num_outputs, outputs, "output")) {
+      return PRUNER_ERROR_INVALID_ARGUMENT;
+    }
+    for (int i = 0; i < num_inputs; ++i) {
+      std::memcpy(Pointer(inputs[i].ref), in[i].data, inputs[i].elements * 4);
+    }
+    for (const Step& s : steps) {
+      if (s.kind == PRUNER_STEP_KERNEL) {
+        args.resize(s.args.size());
+        for (size_t a = 0; a < s.args.size(); ++a) {
+          args[a] = reinterpret_cast<float*>(Pointer(s.args[a]));
+        }
+        const int rc = pruner_model_kernels[s.kernel](args.data());
+        if (rc != 0) {
+          Fail("kernel " + std::to_string(s.kernel) + " returned " + std::to_string(rc));
+          return rc == 2 ? PRUNER_ERROR_OUT_OF_MEMORY : PRUNER_ERROR_KERNEL;
+        }
+      } else if (s.kind == PRUNER_STEP_TRANSPOSE) {
+        Transpose(reinterpret_cast<const float*>(Pointer(s.args[0])),
+                  reinterpret_cast<float*>(Pointer(s.args[1])), s.dims, s.perm);
+      } else {
+        std::memmove(Pointer(s.args[1]), Pointer(s.args[0]), s.bytes);
+      }
+    }
+    for (int i = 0; i < num_outputs; ++i) {
+      std::memcpy(out[i].data, Pointer(outputs[i].ref), outputs[i].elements * 4);
+    }
+    error.clear();
+    return PRUNER_OK;
+  }
+};
+
+extern "C" {
+
+int pruner_model_load(int num_threads, pruner_model** out) {
+  if (out == nullptr) {
+    g_load_error = "pruner_model_load: out is null";
+    return PRUNER_ERROR_INVALID_ARGUMENT;
+  }
+  *out = nullptr;
+  pruner_model* m = new (std::nothrow) pruner_model;
+  if (m == nullptr) {
+    g_load_error = "out of memory";
+    return PRUNER_ERROR_OUT_OF_MEMORY;
+  }
+  if (!m->Parse()) {
+    g_load_error = m->error;
+    delete m;
+    return PRUNER_ERROR_CORRUPT_PLAN;
+  }
+  m->arena = reinterpret_cast<uint8_t*>(pruner_cpu_alloc((m->arena_bytes + 3) / 4 + 1));
+  if (m->arena == nullptr) {
+    g_load_error = "cannot allocate the model's " + std::to_string(m->arena_bytes) + " byte arena";
+    delete m;
+    return PRUNER_ERROR_OUT_OF_MEMORY;
+  }
+  if (num_threads > 0) pruner::SetCpuRuntimeThreads(num_threads);
+  *out = m;
+  return PRUNER_OK;
+}
+
+const char* pruner_model_load_error(void) { return g_load_error.c_str(); }
+void pruner_model_free(pruner_model* model) { delete model; }
+
+int pruner_model_num_inputs(const pruner_model* m) {
+  return m == nullptr ? 0 : static_cast<int>(m->inputs.size());
+}
+int pruner_model_num_outputs(const pruner_model* m) {
+  return m == nullptr ? 0 : static_cast<int>(m->outputs.size());
+}
+
+static const Port* PortOf(const pruner_model* m, int index, bool input) {
+  if (m == nullptr) return nullptr;
+  const std::vector<Port>& ports = input ? m->inputs : m->outputs;
+  return index >= 0 && index < static_cast<int>(ports.size()) ? &ports[index] : nullptr;
+}
+
+const char* pruner_model_input_name(const pruner_model* m, int i) {
+  const Port* p = PortOf(m, i, true);
+  return p == nullptr ? nullptr : p->name.c_str();
+}
+const char* pruner_model_output_name(const pruner_model* m, int i) {
+  const Port* p = PortOf(m, i, false);
+  return p == nullptr ? nullptr : p->name.c_str();
+}
+int pruner_model_input_rank(const pruner_model* m, int i) {
+  const Port* p = PortOf(m, i, true);
+  return p == nullptr ? -1 : static_cast<int>(p->shape.size());
+}
+int pruner_model_output_rank(const pruner_model* m, int i) {
+  const Port* p = PortOf(m, i, false);
+  return p == nullptr ? -1 : static_cast<int>(p->shape.size());
+}
+const int64_t* pruner_model_input_shape(const pruner_model* m, int i) {
+  const Port* p = PortOf(m, i, true);
+  return p == nullptr ? nullptr : p->shape.data();
+}
+const int64_t* pruner_model_output_shape(const pruner_model* m, int i) {
+  const Port* p = PortOf(m, i, false);
+  return p == nullptr ? nullptr : p->shape.data();
+}
+int pruner_model_input_dtype(const pruner_model* m, int i) {
+  return PortOf(m, i, true) == nullptr ? 0 : PRUNER_FLOAT32;
+}
+int pruner_model_output_dtype(const pruner_model* m, int i) {
+  return PortOf(m, i, false) == nullptr ? 0 : PRUNER_FLOAT32;
+}
+
+int pruner_model_run(pruner_model* m, int num_inputs, const pruner_tensor* inputs,
+                     int num_outputs, pruner_tensor* outputs) {
+  if (m == nullptr) return PRUNER_ERROR_INVALID_ARGUMENT;
+  return m->Run(num_inputs, inputs, num_outputs, outputs);
+}
+
+const char* pruner_model_last_error(const pruner_model* m) {
+  return m == nullptr ? "model is null" : m->error.c_str();
+}
+
+}  // extern "C"
