@@ -1,0 +1,289 @@
+// bench_model: whole models exported by PyTorch, compiled by Pruner, against
+// PyTorch running the same model the fastest way a CPU user deploys it.
+//
+// For each model (ResNet-18, MobileNet-V2, a BERT-style encoder at sequence
+// 128, batch 1; scripts/export_models.py --set bench writes them):
+//   1. tune its tasks in process for --trials trials (0: skip), timed;
+//   2. compile it twice: default schedules only, and with the tuned records;
+//   3. load both libraries through their C API, and PyTorch's frozen
+//      TorchScript export with torch::jit::optimize_for_inference, all in
+//      this process with the same thread count;
+//   4. check every output against PyTorch's saved output;
+//   5. time the three interleaved (bench/interleaved_timing.h), medians.
+// Speed-up = PyTorch latency / ours. Ends with
+//   RESULT model resnet18_speedup=... mobilenet_v2_speedup=... encoder_speedup=... ...
+#include <ATen/Parallel.h>
+#include <torch/script.h>
+#include <torch/csrc/jit/api/module.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "bench/interleaved_timing.h"
+#include "bench/measure_baselines.h"
+#include "common/compile/compiled_model.h"
+#include "common/compile/model_compiler.h"
+#include "common/device/device_profile.h"
+#include "common/graph/onnx_import.h"
+#include "common/ir/npy.h"
+#include "common/measure/measurer.h"
+#include "common/store/records_store.h"
+#include "common/tune/job_tasks.h"
+#include "common/tune/tuning_job.h"
+
+namespace pruner::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct Settings {
+  std::vector<std::string> models = {"resnet18", "mobilenet_v2", "encoder_s128"};
+  std::string models_dir = "bench-models";
+  std::string work_dir = "bench-model-work";
+  int64_t trials = 0;
+  int threads = 2;
+  int rounds = 30;
+  std::string strategy = "ansor-xgb";
+};
+
+// The RESULT key of a model: encoder_s128 reports as "encoder".
+std::string Key(const std::string& model) {
+  return model.rfind("encoder", 0) == 0 ? "encoder" : model;
+}
+
+struct ModelOutcome {
+  std::string name;
+  bool ok = false;
+  std::string error;
+  int64_t trials = 0;
+  double tune_s = 0;
+  double torch_ms = 0, default_ms = 0, tuned_ms = 0;
+  double gflop = 0;
+};
+
+// Tunes every task of the model for `trials` trials; returns the job's wall time.
+absl::StatusOr<double> Tune(const OnnxModel& model, const Settings& s, RecordsStore* store,
+                            Measurer* measurer, const DeviceProfile& device, int64_t* trials) {
+  absl::StatusOr<std::vector<SearchTask>> tasks = TasksOfGraph(model.graph);
+  if (!tasks.ok()) return tasks.status();
+  TuningOptions options;
+  options.strategy = s.strategy;
+  options.trial_budget = s.trials;
+  options.measure.num_threads = s.threads;
+  options.name = absl::StrCat("bench_model ", model.graph.name());
+  absl::StatusOr<std::unique_ptr<TuningJob>> job =
+      TuningJob::Create(store, measurer, *std::move(tasks), device, options);
+  if (!job.ok()) return job.status();
+  const auto start = Clock::now();
+  absl::Status status = (*job)->Run(
+      [&](const RoundReport& r) {
+        if (r.round % 10 == 0 || r.trials >= r.trial_budget) {
+          std::printf("    round %d: %lld/%lld trials, estimated %.3f ms, %.0f s\n", r.round,
+                      static_cast<long long>(r.trials), static_cast<long long>(r.trial_budget),
+                      r.estimated_latency_s * 1e3, r.elapsed_s);
+          std::fflush(stdout);
+        }
+      },
+      RunLimits{});
+  if (!status.ok()) return status;
+  *trials = (*job)->trials();
+  return Since(start);
+}
+
+ModelOutcome RunModel(const std::string& name, const Settings& s, RecordsStore* store,
+                      Measurer* measurer, const DeviceProfile& device) {
+  ModelOutcome out;
+  out.name = name;
+  const std::string base = (std::filesystem::path(s.models_dir) / name).string();
+  absl::StatusOr<OnnxModel> model = ImportOnnxFile(base + ".onnx");
+  absl::StatusOr<Tensor> input = ReadNpy(base + ".input.npy");
+  absl::StatusOr<Tensor> want = ReadNpy(base + ".output.npy");
+  if (!model.ok() || !input.ok() || !want.ok()) {
+    out.error = std::string(!model.ok() ? model.status().message()
+                            : !input.ok() ? input.status().message()
+                                          : want.status().message());
+    return out;
+  }
+  absl::StatusOr<std::vector<SearchTask>> tasks = TasksOfGraph(model->graph);
+  if (tasks.ok()) {
+    for (const SearchTask& t : *tasks) out.gflop += t.weight * t.dag->FlopCount() * 1e-9;
+  }
+  std::printf("%s: %d nodes, %.3f GFLOP in tuned tasks\n", name.c_str(), model->graph.num_nodes(),
+              out.gflop);
+  if (s.trials > 0) {
+    std::printf("  tuning %lld trials (%s)\n", static_cast<long long>(s.trials), s.strategy.c_str());
+    absl::StatusOr<double> tuned_s = Tune(*model, s, store, measurer, device, &out.trials);
+    if (!tuned_s.ok()) {
+      out.error = absl::StrCat("tuning: ", tuned_s.status().message());
+      return out;
+    }
+    out.tune_s = *tuned_s;
+  }
+  std::filesystem::create_directories(s.work_dir);
+  std::map<std::string, std::unique_ptr<CompiledModel>> ours;
+  for (const bool with_records : {false, true}) {
+    const std::string label = with_records ? "tuned" : "default";
+    CompileModelOptions options;
+    options.out_path = (std::filesystem::path(s.work_dir) / (name + "_" + label + ".so")).string();
+    options.device = device;
+    const TunedSchedules schedules =
+        with_records ? TunedSchedulesFrom(*store, device.name) : NoTunedSchedules();
+    absl::StatusOr<CompileReport> report = CompileModel(*model, schedules, options);
+    if (!report.ok()) {
+      out.error = absl::StrCat("compile (", label, "): ", report.status().message());
+      return out;
+    }
+    int tuned_kernels = 0;
+    for (const CompiledKernel& k : report->kernels) tuned_kernels += k.tuned ? 1 : 0;
+    std::printf("  compiled %s: %zu kernels (%d tuned), arena %.2f MB, %.1f s\n", label.c_str(),
+                report->kernels.size(), tuned_kernels, report->arena_bytes / 1e6, report->seconds);
+    absl::StatusOr<std::unique_ptr<CompiledModel>> loaded =
+        CompiledModel::Load(std::filesystem::absolute(options.out_path).string(), s.threads);
+    if (!loaded.ok()) {
+      out.error = std::string(loaded.status().message());
+      return out;
+    }
+    absl::StatusOr<std::vector<Tensor>> got = (*loaded)->Run({*input});
+    if (!got.ok()) {
+      out.error = std::string(got.status().message());
+      return out;
+    }
+    const absl::Status close = CheckAllClose((*got)[0], *want, 1e-3, 1e-4);
+    std::printf("  %s output vs PyTorch's: %s\n", label.c_str(),
+                close.ok() ? "match (rtol 1e-3, atol 1e-4)" : std::string(close.message()).c_str());
+    if (!close.ok()) {
+      out.error = absl::StrCat(label, " output differs from PyTorch's");
+      return out;
+    }
+    ours[label] = std::move(*loaded);
+  }
+
+  // PyTorch: frozen TorchScript, optimized for inference at load.
+  torch::jit::Module module = torch::jit::load(base + ".torchscript.pt");
+  module = torch::jit::optimize_for_inference(module);
+  at::Tensor x = torch::from_blob(input->data.data(), input->shape, torch::kFloat32).clone();
+  at::Tensor y;
+  {
+    torch::NoGradGuard no_grad;
+    y = module.forward({x}).toTensor().contiguous();
+  }
+  Tensor torch_out;
+  torch_out.shape = want->shape;
+  torch_out.data.assign(y.data_ptr<float>(), y.data_ptr<float>() + y.numel());
+  const absl::Status torch_close = CheckAllClose(torch_out, *want, 1e-3, 1e-4);
+  std::printf("  PyTorch (LibTorch, optimize_for_inference) output vs its export's: %s\n",
+              torch_close.ok() ? "match" : std::string(torch_close.message()).c_str());
+
+  std::vector<Contender> contenders = {
+      {"pytorch",
+       [&] {
+         torch::NoGradGuard no_grad;
+         module.forward({x});
+       }},
+      {"pruner-default", [&] { (void)ours["default"]->Run({*input}); }},
+      {"pruner-tuned", [&] { (void)ours["tuned"]->Run({*input}); }},
+  };
+  InterleaveOptions timing;
+  timing.rounds = s.rounds;
+  const std::vector<InterleavedTimes> times = TimeInterleaved(contenders, timing);
+  out.torch_ms = times[0].median_s * 1e3;
+  out.default_ms = times[1].median_s * 1e3;
+  out.tuned_ms = times[2].median_s * 1e3;
+  std::printf("  latency (median of %d interleaved rounds, %d threads): PyTorch %.3f ms, "
+              "Pruner default %.3f ms (%.2fx), Pruner tuned %.3f ms (%.2fx)\n\n",
+              s.rounds, s.threads, out.torch_ms, out.default_ms, out.torch_ms / out.default_ms,
+              out.tuned_ms, out.torch_ms / out.tuned_ms);
+  out.ok = true;
+  return out;
+}
+
+int Main(int argc, char** argv) {
+  Settings s;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--models") s.models = absl::StrSplit(value(), ',');
+    else if (a == "--models-dir") s.models_dir = value();
+    else if (a == "--work-dir") s.work_dir = value();
+    else if (a == "--trials") s.trials = std::atoll(value().c_str());
+    else if (a == "--threads") s.threads = std::atoi(value().c_str());
+    else if (a == "--rounds") s.rounds = std::atoi(value().c_str());
+    else if (a == "--strategy") s.strategy = value();
+    else {
+      std::fprintf(stderr,
+                   "usage: bench_model [--models resnet18,mobilenet_v2,encoder_s128] "
+                   "[--models-dir DIR] [--work-dir DIR] [--trials N per model] [--threads 2] "
+                   "[--rounds 30] [--strategy ansor-xgb]\n");
+      return 2;
+    }
+  }
+  // The models come from PyTorch's exporter; export them once.
+  for (const std::string& m : s.models) {
+    if (!std::filesystem::exists(std::filesystem::path(s.models_dir) / (m + ".torchscript.pt"))) {
+      const std::string cmd = absl::StrCat("/usr/bin/python3 scripts/export_models.py --set bench --out ",
+                                           s.models_dir, " >/dev/null 2>&1");
+      std::printf("exporting the bench models with PyTorch: %s\n", cmd.c_str());
+      if (std::system(cmd.c_str()) != 0) {
+        std::fprintf(stderr, "bench_model: the export failed (run it from the repository root)\n");
+        return 1;
+      }
+      break;
+    }
+  }
+  at::set_num_threads(s.threads);
+  absl::StatusOr<DeviceProfile> cpu = GetDeviceProfile("cpu");
+  if (!cpu.ok()) return 1;
+  const DeviceProfile device = WithStableCpuKey(*cpu);
+  std::filesystem::create_directories(s.work_dir);
+  const std::string db = (std::filesystem::path(s.work_dir) / "bench_model.db").string();
+  std::filesystem::remove(db);
+  absl::StatusOr<std::unique_ptr<RecordsStore>> store = RecordsStore::Open(db);
+  if (!store.ok()) return 1;
+  TuningOptions measure_options;
+  measure_options.measure.num_threads = s.threads;
+  // Started before LibTorch runs anything: the measurer's thread forks.
+  std::unique_ptr<Measurer> measurer = MakeLocalMeasurer(measure_options.measure);
+  const FmaPeak peak = MeasureFmaPeak(s.threads, 0.3);
+  std::printf("bench_model: %s, %d threads, FMA peak %.1f GFLOP/s, %lld trials per model\n\n",
+              device.name.c_str(), s.threads, peak.gflops, static_cast<long long>(s.trials));
+
+  std::string result = "RESULT model";
+  std::string extra;
+  for (const std::string& m : s.models) {
+    const ModelOutcome o = RunModel(m, s, store->get(), measurer.get(), device);
+    const std::string k = Key(m);
+    if (!o.ok) {
+      std::printf("  %s: %s\n\n", m.c_str(), o.error.c_str());
+      absl::StrAppend(&result, " ", k, "_speedup=0");
+      continue;
+    }
+    absl::StrAppend(&result, " ", k, "_speedup=", absl::StrFormat("%.3f", o.torch_ms / o.tuned_ms));
+    absl::StrAppend(&extra, " ", k, "_default_speedup=",
+                    absl::StrFormat("%.3f", o.torch_ms / o.default_ms), " ", k, "_torch_ms=",
+                    absl::StrFormat("%.3f", o.torch_ms), " ", k, "_tuned_ms=",
+                    absl::StrFormat("%.3f", o.tuned_ms), " ", k, "_default_ms=",
+                    absl::StrFormat("%.3f", o.default_ms), " ", k, "_trials=", o.trials, " ", k,
+                    "_tune_s=", absl::StrFormat("%.0f", o.tune_s), " ", k, "_vs_peak=",
+                    absl::StrFormat("%.3f", o.gflop / (o.tuned_ms * 1e-3) / peak.gflops));
+  }
+  std::printf("%s%s threads=%d peak_gflops=%.1f strategy=%s\n", result.c_str(), extra.c_str(),
+              s.threads, peak.gflops, s.strategy.c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace pruner::bench
+
+int main(int argc, char** argv) { return pruner::bench::Main(argc, argv); }
