@@ -5,9 +5,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <functional>
 #include <map>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "client/torchscript_baseline.h"
 #include "common/compile/compiled_model.h"
 #include "common/compile/model_compiler.h"
 #include "common/device/device_profile.h"
@@ -156,6 +159,51 @@ int RunModel(const RunCommand& c) {
                   c.rtol, c.atol, close.ok() ? "match" : std::string(close.message()).c_str());
       if (!close.ok()) exit_code = 1;
     }
+  }
+  if (!c.torchscript.empty()) {
+    // PyTorch on the same inputs and thread count, checked and then timed
+    // interleaved with the compiled model (each round: the best of three
+    // calls of each, alternating which goes first).
+    const int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
+    absl::StatusOr<std::unique_ptr<TorchScriptBaseline>> torch =
+        LoadTorchScript(c.torchscript, inputs, threads);
+    if (!torch.ok()) return Fail(torch.status());
+    absl::StatusOr<Tensor> reference = (*torch)->Run();
+    if (!reference.ok()) return Fail(reference.status());
+    const absl::Status close = CheckAllClose((*outputs)[0], *reference, c.rtol, c.atol);
+    std::printf("output %s vs PyTorch's (rtol %g, atol %g): %s\n", m.outputs()[0].name.c_str(),
+                c.rtol, c.atol, close.ok() ? "match" : std::string(close.message()).c_str());
+    if (!close.ok()) exit_code = 1;
+    auto best_of_three = [](const std::function<void()>& f) {
+      double best = 1e30;
+      for (int k = 0; k < 3; ++k) {
+        const auto start = std::chrono::steady_clock::now();
+        f();
+        best = std::min(best, std::chrono::duration<double, std::milli>(
+                                  std::chrono::steady_clock::now() - start).count());
+      }
+      return best;
+    };
+    std::vector<double> ours_ms, torch_ms;
+    auto run_ours = [&] { (void)m.Run(inputs); };
+    auto run_torch = [&] { (void)(*torch)->Run(); };
+    for (int r = 0; r < c.rounds; ++r) {
+      if (r % 2 == 0) {
+        ours_ms.push_back(best_of_three(run_ours));
+        torch_ms.push_back(best_of_three(run_torch));
+      } else {
+        torch_ms.push_back(best_of_three(run_torch));
+        ours_ms.push_back(best_of_three(run_ours));
+      }
+    }
+    std::sort(ours_ms.begin(), ours_ms.end());
+    std::sort(torch_ms.begin(), torch_ms.end());
+    const double ours = ours_ms[ours_ms.size() / 2], base = torch_ms[torch_ms.size() / 2];
+    std::printf("latency, median of %d interleaved rounds, %d threads: this model %.3f ms, "
+                "PyTorch (TorchScript, optimize_for_inference) %.3f ms\n",
+                c.rounds, threads, ours, base);
+    std::printf("your model, %.2fx %s than PyTorch on this machine\n",
+                ours <= base ? base / ours : ours / base, ours <= base ? "faster" : "slower");
   }
   if (c.bench > 0) {
     std::vector<double> ms;

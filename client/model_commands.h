@@ -26,6 +26,8 @@ struct RunCommand {
   double rtol = 1e-3, atol = 1e-4;   // for --expect
   int bench = 0;                     // timed runs after one warm-up
   int threads = 0;                   // 0: all hardware threads
+  std::string torchscript;           // PyTorch's export of the same model: the baseline
+  int rounds = 20;                   // interleaved timing rounds with --torchscript
 };
 
 // Return process exit codes; errors go to stderr.

@@ -311,6 +311,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   run->add_option("--threads", run_command.threads, "threads (0: all hardware threads)")
       ->check(CLI::Range(0, 4096));
+  run->add_option("--torchscript", run_command.torchscript,
+                  "PyTorch's TorchScript export of the model: check against it and time both")
+      ->check(CLI::ExistingFile);
+  run->add_option("--rounds", run_command.rounds, "interleaved rounds with --torchscript")
+      ->check(CLI::Range(1, 100000));
 
   // The records database itself.
   std::string db = "pruner.db", workload, records_device, path;

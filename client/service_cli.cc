@@ -55,6 +55,10 @@ void AddSubmitFlags(CLI::App* submit, SubmitFlags* f) {
   submit->add_option("--op", f->ops, "operator spec (repeatable), see `pruner ops`");
   AddOptional(submit, "--network", &f->network,
               "built-in network: resnet-50, mobilenet-v2, bert-base, bert-tiny");
+  AddOptional(submit, "--model", &f->model,
+              "ONNX model file: its fused tasks (not its weights) go to the server");
+  submit->add_option("--shape", f->shapes,
+                     "NAME=VALUE: bind a symbolic input dimension of --model (repeatable)");
   AddOptional(submit, "--target", &f->target,
               "device key to tune for: a worker's (see `pruner workers`) or a built-in profile");
   AddOptional(submit, "--name", &f->name, "job name");

@@ -2,6 +2,8 @@
 
 #include "client/job_spec_json.h"
 #include "common/base/status_macros.h"
+#include "common/graph/onnx_import.h"
+#include "common/graph/tasks.h"
 
 namespace pruner {
 namespace {
@@ -13,24 +15,49 @@ void Override(const std::optional<T>& flag, Setter set) {
 
 }  // namespace
 
+absl::StatusOr<v1::ModelSpec> ModelSpecFromOnnx(const std::string& path,
+                                                const std::vector<std::string>& shapes) {
+  OnnxImportOptions options;
+  for (const std::string& s : shapes) PRUNER_RETURN_IF_ERROR(ParseShapeBinding(s, &options));
+  PRUNER_ASSIGN_OR_RETURN(OnnxModel model, ImportOnnxFile(path, options));
+  PRUNER_ASSIGN_OR_RETURN(std::vector<GraphTask> tasks, ExtractTasks(model.graph));
+  v1::ModelSpec spec;
+  spec.set_name(model.graph.name());
+  for (const GraphTask& t : tasks) {
+    v1::ModelTask* task = spec.add_tasks();
+    task->set_name(t.name);
+    task->set_dag(t.dag->CanonicalText());
+    task->set_weight(t.weight);
+  }
+  return spec;
+}
+
 absl::StatusOr<v1::JobSpec> BuildJobSpec(const SubmitFlags& flags, std::string_view spec_json) {
   v1::JobSpec spec;
   if (!spec_json.empty()) {
     PRUNER_ASSIGN_OR_RETURN(auto parsed, ParseJobSpecJson(spec_json));
     spec = std::move(parsed);
   }
-  if (!flags.ops.empty() && flags.network.has_value()) {
-    return absl::InvalidArgumentError("give --op or --network, not both");
+  if (static_cast<int>(!flags.ops.empty()) + static_cast<int>(flags.network.has_value()) +
+          static_cast<int>(flags.model.has_value()) > 1) {
+    return absl::InvalidArgumentError("give one of --op, --network and --model");
+  }
+  if (flags.model.has_value()) {
+    spec.clear_ops();
+    spec.clear_network();
+    PRUNER_ASSIGN_OR_RETURN(*spec.mutable_model(), ModelSpecFromOnnx(*flags.model, flags.shapes));
   }
   // What to tune is one choice: --op over a file with a network means the
   // operators, not both.
   if (!flags.ops.empty()) {
     spec.clear_network();
+    spec.clear_model();
     spec.clear_ops();
     for (const std::string& op : flags.ops) spec.add_ops(op);
   }
   if (flags.network.has_value()) {
     spec.clear_ops();
+    spec.clear_model();
     spec.set_network(*flags.network);
   }
   Override(flags.target, [&](const std::string& v) { spec.set_target(v); });
@@ -53,10 +80,10 @@ absl::StatusOr<v1::JobSpec> BuildJobSpec(const SubmitFlags& flags, std::string_v
   // server; sending none keeps the request (and --json output) minimal.
   if (spec.measure().ByteSizeLong() == 0) spec.clear_measure();
 
-  if (spec.ops().empty() && spec.network().empty()) {
+  if (spec.ops().empty() && spec.network().empty() && spec.model().tasks().empty()) {
     return absl::InvalidArgumentError(
-        "nothing to tune: give --op SPEC (repeatable) or --network NAME, or a --spec file with "
-        "\"ops\" or \"network\"");
+        "nothing to tune: give --op SPEC (repeatable), --network NAME or --model FILE.onnx, or a "
+        "--spec file with \"ops\" or \"network\"");
   }
   if (!spec.ops().empty() && !spec.network().empty()) {
     return absl::InvalidArgumentError("the job spec names both ops and a network; give one");

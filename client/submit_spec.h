@@ -18,6 +18,8 @@ namespace pruner {
 struct SubmitFlags {
   std::vector<std::string> ops;  // --op, repeatable; replaces the file's ops *and* network
   std::optional<std::string> network;  // replaces the file's network *and* ops
+  std::optional<std::string> model;    // an ONNX file: its tasks replace ops and network
+  std::vector<std::string> shapes;     // --shape NAME=VALUE for the model
   std::optional<std::string> target;
   std::optional<std::string> name;
   std::optional<std::string> strategy;
@@ -38,6 +40,10 @@ struct SubmitFlags {
   std::string spec_file;  // JSON of a JobSpec (see client/job_spec_json.h)
   bool watch = false;     // follow the job after submitting it
 };
+
+// The tasks of an ONNX model as a job spec carries them (no weights).
+absl::StatusOr<v1::ModelSpec> ModelSpecFromOnnx(const std::string& path,
+                                                const std::vector<std::string>& shapes);
 
 // `spec_json` is the --spec file's text ("" when there is none). The result
 // names what to tune (exactly one of ops or network) and a target; anything

@@ -6,6 +6,40 @@
 #include "proto/wire_convert.h"
 
 namespace pruner {
+namespace {
+
+// A client-imported model's tasks: every DAG must parse, and the workload
+// key is recomputed here, never taken from the wire.
+absl::StatusOr<std::vector<SearchTask>> ModelTasks(const v1::ModelSpec& model,
+                                                   const JobLimits& limits) {
+  if (model.tasks_size() > limits.max_model_tasks) {
+    return absl::InvalidArgumentError(absl::StrCat("the model has ", model.tasks_size(),
+                                                   " tasks; at most ", limits.max_model_tasks));
+  }
+  std::vector<SearchTask> tasks;
+  for (const v1::ModelTask& t : model.tasks()) {
+    const std::string what = absl::StrCat("model task '", t.name().substr(0, 80), "'");
+    if (t.name().size() > limits.max_name_bytes || t.dag().size() > limits.max_model_dag_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": name or DAG text too long"));
+    }
+    if (!(t.weight() > 0) || t.weight() > 1e6) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": weight must be in (0, 1e6]"));
+    }
+    absl::StatusOr<ComputeDag> dag = ComputeDag::ParseCanonical(t.dag());
+    if (!dag.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": ", dag.status().message()));
+    }
+    SearchTask task;
+    task.name = t.name();
+    task.dag = std::make_shared<const ComputeDag>(*std::move(dag));
+    task.workload_key = task.dag->WorkloadKey();
+    task.weight = t.weight();
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
+}
+
+}  // namespace
 
 absl::StatusOr<CheckedJob> CheckJobSpec(const v1::JobSpec& spec, const JobLimits& limits) {
   if (spec.name().size() > limits.max_name_bytes) {
@@ -54,6 +88,13 @@ absl::StatusOr<CheckedJob> CheckJobSpec(const v1::JobSpec& spec, const JobLimits
   o.measure = *measure;
   PRUNER_RETURN_IF_ERROR(ValidateTuningOptions(o));
 
+  if (!spec.model().tasks().empty()) {
+    if (!spec.ops().empty() || !spec.network().empty()) {
+      return absl::InvalidArgumentError("the job spec names a model and ops or a network; give one");
+    }
+    PRUNER_ASSIGN_OR_RETURN(job.tasks, ModelTasks(spec.model(), limits));
+    return job;
+  }
   std::vector<std::string> ops(spec.ops().begin(), spec.ops().end());
   auto tasks = BuildJobTasks(ops, spec.network());
   if (!tasks.ok()) return tasks.status();

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/search/search_policy.h"
+#include "common/tune/job_tasks.h"
 #include "common/tune/tuning_options.h"
 #include "pruner/v1/tuning_service.pb.h"
 
@@ -23,6 +24,8 @@ struct JobLimits {
   int max_measures_per_round = 1024;
   size_t max_name_bytes = 200;
   size_t max_op_spec_bytes = 1000;
+  int max_model_tasks = kMaxOpsPerJob;
+  size_t max_model_dag_bytes = 64 * 1024;
 };
 
 struct CheckedJob {

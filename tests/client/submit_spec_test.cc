@@ -70,7 +70,7 @@ TEST(BuildJobSpecTest, OpsAndNetworkTogetherAreRefused) {
   flags.target = "cpu";
   auto spec = BuildJobSpec(flags, "");
   ASSERT_FALSE(spec.ok());
-  EXPECT_THAT(spec.status().message(), HasSubstr("not both"));
+  EXPECT_THAT(spec.status().message(), HasSubstr("give one of --op, --network and --model"));
 
   SubmitFlags none;
   none.target = "cpu";
@@ -100,6 +100,30 @@ TEST(BuildJobSpecTest, BadFileIsReportedAsIs) {
   auto spec = BuildJobSpec(flags, R"({"network": "bert-tiny", "budget": 5})");
   ASSERT_FALSE(spec.ok());
   EXPECT_THAT(spec.status().message(), HasSubstr("budget"));
+}
+
+TEST(BuildJobSpecTest, AModelTravelsAsItsTasksWithoutWeights) {
+  SubmitFlags flags;
+  flags.model = std::string(PRUNER_TEST_MODELS_DIR) + "/encoder.onnx";
+  flags.target = "cpu";
+  auto spec = BuildJobSpec(flags, "");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->ops().empty());
+  EXPECT_TRUE(spec->network().empty());
+  EXPECT_EQ(spec->model().name(), "encoder");
+  ASSERT_EQ(spec->model().tasks_size(), 8);
+  double weights = 0;
+  for (const v1::ModelTask& t : spec->model().tasks()) {
+    EXPECT_THAT(t.dag(), HasSubstr("placeholder"));
+    weights += t.weight();
+  }
+  EXPECT_EQ(weights, 11);  // Q, K, V share a task; so do the two layer norms
+  // Shapes only: the DAG texts together are far smaller than the weights.
+  EXPECT_LT(spec->ByteSizeLong(), 40000u);
+
+  SubmitFlags bad = flags;
+  bad.model = std::string(PRUNER_TEST_MODELS_DIR) + "/unsupported_ops.onnx";
+  EXPECT_THAT(BuildJobSpec(bad, "").status().message(), HasSubstr("CumSum x2"));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // ones become tasks and tuning options with the documented defaults.
 #include "server/job_spec_check.h"
 
+#include "common/ir/ops.h"
+
 #include "gtest/gtest.h"
 
 namespace pruner {
@@ -63,6 +65,32 @@ TEST(JobSpecCheckTest, BudgetsZeroNegativeAndHugeRefused) {
   ExpectRefused(spec, "trial_budget must be > 0");
   spec.set_trial_budget(int64_t{1} << 40);
   ExpectRefused(spec, "more than this server allows");
+}
+
+TEST(JobSpecCheckTest, ModelTasksAreParsedAndKeyedHere) {
+  absl::StatusOr<ComputeDag> dag = BuildOperator("dense:M=16,K=64,N=64,bias=1");
+  ASSERT_TRUE(dag.ok());
+  v1::JobSpec spec = Matmul();
+  spec.clear_ops();
+  v1::ModelTask* task = spec.mutable_model()->add_tasks();
+  task->set_name("dense_bias");
+  task->set_dag(dag->CanonicalText());
+  task->set_weight(3);
+  absl::StatusOr<CheckedJob> job = CheckJobSpec(spec, JobLimits{});
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_EQ(job->tasks.size(), 1u);
+  EXPECT_EQ(job->tasks[0].workload_key, dag->WorkloadKey());
+  EXPECT_EQ(job->tasks[0].weight, 3);
+
+  v1::JobSpec garbage = spec;
+  garbage.mutable_model()->mutable_tasks(0)->set_dag("not a dag");
+  ExpectRefused(garbage, "model task 'dense_bias'");
+  v1::JobSpec weightless = spec;
+  weightless.mutable_model()->mutable_tasks(0)->set_weight(0);
+  ExpectRefused(weightless, "weight must be in (0, 1e6]");
+  v1::JobSpec mixed = spec;
+  mixed.add_ops("dense:M=8,K=8,N=8");
+  ExpectRefused(mixed, "names a model and ops or a network");
 }
 
 TEST(JobSpecCheckTest, MalformedSpecsRefused) {
