@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -10,6 +11,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "client/job_source.h"
+#include "client/service_connection.h"
 #include "client/torchscript_baseline.h"
 #include "common/compile/compiled_model.h"
 #include "common/compile/model_compiler.h"
@@ -74,11 +77,34 @@ int RunCompile(const CompileCommand& c) {
   const std::string target = c.target.empty() ? device.name : c.target;
   std::unique_ptr<RecordsStore> store;
   TunedSchedules tuned = NoTunedSchedules();
-  if (!c.defaults_only && std::filesystem::exists(c.db)) {
+  std::string source = "none, default schedules";
+  if (c.job > 0) {
+    // The server's records database answers: the job's best records.
+    const ServiceFlags flags =
+        WithEnvironmentDefaults(ServiceFlags{}, [](const char* name) { return std::getenv(name); });
+    absl::StatusOr<v1::BestRecordsReply> best = MakeServiceJobSource(flags)->BestRecords(c.job);
+    if (!best.ok()) return Fail(best.status());
+    if (best->target() != device.name) {
+      return Fail(absl::FailedPreconditionError(absl::StrCat(
+          "job ", c.job, " was tuned for ", best->target(), ", this machine is ", device.name,
+          ": compile it on a machine of that kind")));
+    }
+    auto by_key = std::make_shared<std::map<std::string, TunedSchedule>>();
+    for (const v1::BestRecord& r : best->records()) {
+      (*by_key)[r.workload().key()] = TunedSchedule{r.sentence(), r.result().mean_s()};
+    }
+    tuned = [by_key](const std::string& key) -> absl::StatusOr<TunedSchedule> {
+      auto it = by_key->find(key);
+      if (it == by_key->end()) return absl::NotFoundError(key);
+      return it->second;
+    };
+    source = absl::StrCat("job ", c.job, " on ", flags.server, ", ", by_key->size(), " tasks");
+  } else if (!c.defaults_only && std::filesystem::exists(c.db)) {
     absl::StatusOr<std::unique_ptr<RecordsStore>> opened = RecordsStore::Open(c.db);
     if (!opened.ok()) return Fail(opened.status());
     store = std::move(*opened);
     tuned = TunedSchedulesFrom(*store, target);
+    source = c.db;
   }
   CompileModelOptions options;
   options.out_path = c.out;
@@ -90,7 +116,7 @@ int RunCompile(const CompileCommand& c) {
   }
   options.progress = [](const std::string& line) { std::printf("  %s\n", line.c_str()); };
   std::printf("compiling %s for %s (records: %s)\n", c.model.c_str(), options.device.name.c_str(),
-              store == nullptr ? "none, default schedules" : c.db.c_str());
+              source.c_str());
   absl::StatusOr<CompileReport> report = CompileModel(*model, tuned, options);
   if (!report.ok()) return Fail(report.status());
   int tuned_count = 0;

@@ -4,6 +4,7 @@
 #ifndef PRUNER_CLIENT_MODEL_COMMANDS_H_
 #define PRUNER_CLIENT_MODEL_COMMANDS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ struct CompileCommand {
   std::string target;               // device key of the records; "" = this CPU
   std::string out;                  // the .so
   bool defaults_only = false;       // ignore the records
+  int64_t job = 0;                  // > 0: the best records of this job, from the server
 };
 
 struct RunCommand {

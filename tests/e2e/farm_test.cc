@@ -553,5 +553,61 @@ TEST_F(FarmTest, CommandLineSubmitWatchBestExport) {
   EXPECT_NE(missing.find("no records database"), std::string::npos) << missing;
 }
 
+// The README's main job in small: a model exported by PyTorch submitted
+// through the farm as its tasks, compiled from the job's best records (asked
+// from the server, and read from the database), run and checked against
+// PyTorch's output.
+TEST_F(FarmTest, ModelSubmittedCompiledFromTheJobAndRunAgainstPyTorch) {
+  StartServer();
+  farm_->StartWorker("w1");
+  ASSERT_FALSE(WaitForWorkers(1).empty());
+  const std::string env = "PRUNER_SERVER=" + farm_->address() +
+                          " PRUNER_TOKEN_FILE=" + farm_->token_file() + " ";
+  auto run = [&](const std::string& args, std::string* out) {
+    const std::string command = env + PRUNER_CLI_BIN + " " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out->append(buffer, n);
+    const int status = pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  const std::string models = PRUNER_TEST_MODELS_DIR;
+  std::string submitted;
+  ASSERT_EQ(run("submit --model " + models + "/encoder.onnx --target cpu --trials 16 "
+                "--per-round 8 --repeat 2 --min-repeat-ms 1 --threads 1 --watch",
+                &submitted),
+            0)
+      << submitted;
+  EXPECT_NE(submitted.find("submitted job 1 (8 tasks"), std::string::npos) << submitted;
+  const std::string lib = farm_->dir() + "/encoder.so";
+  std::string compiled;
+  ASSERT_EQ(run("compile --model " + models + "/encoder.onnx --job 1 --out " + lib, &compiled), 0)
+      << compiled;
+  EXPECT_NE(compiled.find("records: job 1 on"), std::string::npos) << compiled;
+  EXPECT_NE(compiled.find("tuned"), std::string::npos) << compiled;
+  std::string ran;
+  ASSERT_EQ(run("run " + lib + " --input " + models + "/encoder.input.npy --expect " + models +
+                    "/encoder.output.npy --threads 1",
+                &ran),
+            0)
+      << ran;
+  EXPECT_NE(ran.find("match"), std::string::npos) << ran;
+  // The same from the database file, and a wrong input refused clearly.
+  const std::string lib_db = farm_->dir() + "/encoder_db.so";
+  std::string from_db;
+  ASSERT_EQ(run("compile --model " + models + "/encoder.onnx --db " + farm_->db_path() +
+                    " --out " + lib_db,
+                &from_db),
+            0)
+      << from_db;
+  EXPECT_NE(from_db.find("(8 tuned, 0 default)"), std::string::npos) << from_db;
+  std::string wrong;
+  EXPECT_EQ(run("run " + lib_db + " --input " + models + "/convnet.input.npy", &wrong), 2);
+  EXPECT_NE(wrong.find("input 'input' must have shape [1, 16, 64], got [1, 3, 32, 32]"),
+            std::string::npos)
+      << wrong;
+}
+
 }  // namespace
 }  // namespace pruner::e2e
