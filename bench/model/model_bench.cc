@@ -3,7 +3,8 @@
 //
 // For each model (ResNet-18, MobileNet-V2, a BERT-style encoder at sequence
 // 128, batch 1; scripts/export_models.py --set bench writes them):
-//   1. tune its tasks in process for --trials trials (0: skip), timed;
+//   1. tune its tasks for --trials trials (0: skip) with `pruner tune` in
+//      its own process, timed (--db: records already there count too);
 //   2. compile it twice: default schedules only, and with the tuned records;
 //   3. load both libraries through their C API, and PyTorch's frozen
 //      TorchScript export with torch::jit::optimize_for_inference, all in
@@ -17,9 +18,11 @@
 #include <torch/csrc/jit/api/module.h>
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -36,10 +39,8 @@
 #include "common/device/device_profile.h"
 #include "common/graph/onnx_import.h"
 #include "common/ir/npy.h"
-#include "common/measure/measurer.h"
 #include "common/store/records_store.h"
 #include "common/tune/job_tasks.h"
-#include "common/tune/tuning_job.h"
 
 namespace pruner::bench {
 namespace {
@@ -56,6 +57,7 @@ struct Settings {
   int threads = 2;
   int rounds = 30;
   std::string strategy = "ansor-xgb";
+  std::string db;  // a records database to tune into / take records from; "" = a fresh one
 };
 
 // The RESULT key of a model: encoder_s128 reports as "encoder".
@@ -67,43 +69,52 @@ struct ModelOutcome {
   std::string name;
   bool ok = false;
   std::string error;
-  int64_t trials = 0;
+  int64_t trials = 0;  // records of its tasks the tuned build chose from
   double tune_s = 0;
   double torch_ms = 0, default_ms = 0, tuned_ms = 0;
   double gflop = 0;
 };
 
-// Tunes every task of the model for `trials` trials; returns the job's wall time.
-absl::StatusOr<double> Tune(const OnnxModel& model, const Settings& s, RecordsStore* store,
-                            Measurer* measurer, const DeviceProfile& device, int64_t* trials) {
-  absl::StatusOr<std::vector<SearchTask>> tasks = TasksOfGraph(model.graph);
-  if (!tasks.ok()) return tasks.status();
-  TuningOptions options;
-  options.strategy = s.strategy;
-  options.trial_budget = s.trials;
-  options.measure.num_threads = s.threads;
-  options.name = absl::StrCat("bench_model ", model.graph.name());
-  absl::StatusOr<std::unique_ptr<TuningJob>> job =
-      TuningJob::Create(store, measurer, *std::move(tasks), device, options);
-  if (!job.ok()) return job.status();
+// Tunes every task of the model for `trials` trials with `pruner tune`, in
+// its own process as a user runs it: this process then times the compiled
+// models without the tuner's threads (XGBoost's OpenMP pool, the measurer)
+// beside them. Returns the wall time.
+absl::StatusOr<double> Tune(const std::string& onnx, const Settings& s, const std::string& db) {
+  const std::string log = (std::filesystem::path(s.work_dir) / "tune.log").string();
+  const std::string cmd = absl::StrCat(PRUNER_CLI_BIN, " tune --model ", onnx, " --db ", db,
+                                       " --trials ", s.trials, " --strategy ", s.strategy,
+                                       " --threads ", s.threads, " --quiet > ", log, " 2>&1");
   const auto start = Clock::now();
-  absl::Status status = (*job)->Run(
-      [&](const RoundReport& r) {
-        if (r.round % 10 == 0 || r.trials >= r.trial_budget) {
-          std::printf("    round %d: %lld/%lld trials, estimated %.3f ms, %.0f s\n", r.round,
-                      static_cast<long long>(r.trials), static_cast<long long>(r.trial_budget),
-                      r.estimated_latency_s * 1e3, r.elapsed_s);
-          std::fflush(stdout);
-        }
-      },
-      RunLimits{});
-  if (!status.ok()) return status;
-  *trials = (*job)->trials();
-  return Since(start);
+  if (std::system(cmd.c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("`", cmd, "` failed; see ", log));
+  }
+  const double seconds = Since(start);
+  std::string last;
+  if (FILE* f = std::fopen(log.c_str(), "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof(line), f) != nullptr) {
+      if (std::strncmp(line, "finished job", 12) == 0) last = line;
+    }
+    std::fclose(f);
+  }
+  std::printf("    %s", last.c_str());
+  return seconds;
 }
 
-ModelOutcome RunModel(const std::string& name, const Settings& s, RecordsStore* store,
-                      Measurer* measurer, const DeviceProfile& device) {
+// Records in `store` for the model's tasks on `device`: what the tuned
+// build chose from.
+int64_t RecordsOfModel(const RecordsStore& store, const std::vector<SearchTask>& tasks,
+                       const std::string& device) {
+  int64_t n = 0;
+  for (const SearchTask& t : tasks) {
+    absl::StatusOr<std::vector<StoredRecord>> records = store.ListRecords(t.workload_key, device);
+    if (records.ok()) n += static_cast<int64_t>(records->size());
+  }
+  return n;
+}
+
+ModelOutcome RunModel(const std::string& name, const Settings& s, const std::string& db,
+                      const DeviceProfile& device, double peak_gflops) {
   ModelOutcome out;
   out.name = name;
   const std::string base = (std::filesystem::path(s.models_dir) / name).string();
@@ -123,14 +134,24 @@ ModelOutcome RunModel(const std::string& name, const Settings& s, RecordsStore* 
   std::printf("%s: %d nodes, %.3f GFLOP in tuned tasks\n", name.c_str(), model->graph.num_nodes(),
               out.gflop);
   if (s.trials > 0) {
-    std::printf("  tuning %lld trials (%s)\n", static_cast<long long>(s.trials), s.strategy.c_str());
-    absl::StatusOr<double> tuned_s = Tune(*model, s, store, measurer, device, &out.trials);
+    std::printf("  tuning %lld trials (%s), in its own process\n", static_cast<long long>(s.trials),
+                s.strategy.c_str());
+    std::fflush(stdout);
+    absl::StatusOr<double> tuned_s = Tune(base + ".onnx", s, db);
     if (!tuned_s.ok()) {
       out.error = absl::StrCat("tuning: ", tuned_s.status().message());
       return out;
     }
     out.tune_s = *tuned_s;
   }
+  absl::StatusOr<std::unique_ptr<RecordsStore>> opened = RecordsStore::Open(db);
+  if (!opened.ok()) {
+    out.error = std::string(opened.status().message());
+    return out;
+  }
+  RecordsStore* store = opened->get();
+  if (tasks.ok()) out.trials = RecordsOfModel(*store, *tasks, device.name);
+  std::printf("  %lld records of its tasks in %s\n", static_cast<long long>(out.trials), db.c_str());
   std::filesystem::create_directories(s.work_dir);
   std::map<std::string, std::unique_ptr<CompiledModel>> ours;
   for (const bool with_records : {false, true}) {
@@ -149,6 +170,24 @@ ModelOutcome RunModel(const std::string& name, const Settings& s, RecordsStore* 
     for (const CompiledKernel& k : report->kernels) tuned_kernels += k.tuned ? 1 : 0;
     std::printf("  compiled %s: %zu kernels (%d tuned), arena %.2f MB, %.1f s\n", label.c_str(),
                 report->kernels.size(), tuned_kernels, report->arena_bytes / 1e6, report->seconds);
+    if (with_records && tuned_kernels > 0) {
+      // Where the tuned model's time goes, by the records: each kernel's
+      // measured time x runs, its share, and its fraction of the FMA peak.
+      std::vector<CompiledKernel> ks = report->kernels;
+      double total = 0;
+      for (const CompiledKernel& k : ks) total += k.occurrences * k.tuned_mean_s;
+      std::sort(ks.begin(), ks.end(), [](const CompiledKernel& a, const CompiledKernel& b) {
+        return a.occurrences * a.tuned_mean_s > b.occurrences * b.tuned_mean_s;
+      });
+      std::printf("    by the records: %.3f ms in kernels; the largest shares:\n", total * 1e3);
+      for (size_t i = 0; i < ks.size() && i < 8; ++i) {
+        const CompiledKernel& k = ks[i];
+        const double gflops = k.tuned_mean_s > 0 ? k.flops / k.tuned_mean_s * 1e-9 : 0;
+        std::printf("    %5.1f%%  %2d x %8.3f ms  %6.1f GFLOP/s (%4.1f%% of peak)  %s\n",
+                    total > 0 ? 100 * k.occurrences * k.tuned_mean_s / total : 0, k.occurrences,
+                    k.tuned_mean_s * 1e3, gflops, 100 * gflops / peak_gflops, k.name.c_str());
+      }
+    }
     absl::StatusOr<std::unique_ptr<CompiledModel>> loaded =
         CompiledModel::Load(std::filesystem::absolute(options.out_path).string(), s.threads);
     if (!loaded.ok()) {
@@ -221,11 +260,12 @@ int Main(int argc, char** argv) {
     else if (a == "--threads") s.threads = std::atoi(value().c_str());
     else if (a == "--rounds") s.rounds = std::atoi(value().c_str());
     else if (a == "--strategy") s.strategy = value();
+    else if (a == "--db") s.db = value();
     else {
       std::fprintf(stderr,
                    "usage: bench_model [--models resnet18,mobilenet_v2,encoder_s128] "
                    "[--models-dir DIR] [--work-dir DIR] [--trials N per model] [--threads 2] "
-                   "[--rounds 30] [--strategy ansor-xgb]\n");
+                   "[--rounds 30] [--strategy ansor-xgb] [--db FILE: keep or reuse records]\n");
       return 2;
     }
   }
@@ -247,14 +287,11 @@ int Main(int argc, char** argv) {
   if (!cpu.ok()) return 1;
   const DeviceProfile device = WithStableCpuKey(*cpu);
   std::filesystem::create_directories(s.work_dir);
-  const std::string db = (std::filesystem::path(s.work_dir) / "bench_model.db").string();
-  std::filesystem::remove(db);
-  absl::StatusOr<std::unique_ptr<RecordsStore>> store = RecordsStore::Open(db);
-  if (!store.ok()) return 1;
-  TuningOptions measure_options;
-  measure_options.measure.num_threads = s.threads;
-  // Started before LibTorch runs anything: the measurer's thread forks.
-  std::unique_ptr<Measurer> measurer = MakeLocalMeasurer(measure_options.measure);
+  std::string db = s.db;
+  if (db.empty()) {
+    db = (std::filesystem::path(s.work_dir) / "bench_model.db").string();
+    std::filesystem::remove(db);
+  }
   const FmaPeak peak = MeasureFmaPeak(s.threads, 0.3);
   std::printf("bench_model: %s, %d threads, FMA peak %.1f GFLOP/s, %lld trials per model\n\n",
               device.name.c_str(), s.threads, peak.gflops, static_cast<long long>(s.trials));
@@ -262,7 +299,7 @@ int Main(int argc, char** argv) {
   std::string result = "RESULT model";
   std::string extra;
   for (const std::string& m : s.models) {
-    const ModelOutcome o = RunModel(m, s, store->get(), measurer.get(), device);
+    const ModelOutcome o = RunModel(m, s, db, device, peak.gflops);
     const std::string k = Key(m);
     if (!o.ok) {
       std::printf("  %s: %s\n\n", m.c_str(), o.error.c_str());

@@ -181,6 +181,7 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
       PlannedKernel k;
       k.info.name = GroupName(g, group);
       k.info.workload_key = key;
+      k.info.flops = dag->FlopCount();
       absl::StatusOr<TunedSchedule> record = tuned(key);
       absl::StatusOr<State> state = absl::NotFoundError("");
       if (record.ok()) {

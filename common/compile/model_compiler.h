@@ -59,6 +59,7 @@ struct CompiledKernel {
   bool tuned = false;    // a record's schedule; false: the default
   double tuned_mean_s = 0;
   int occurrences = 0;   // groups of the model that run it
+  double flops = 0;      // per run
 };
 
 struct CompileReport {
