@@ -31,6 +31,19 @@ const std::vector<std::string> kTwoOps = {"matmul:M=64,K=64,N=64", "dense:M=16,K
 
 class FarmTest : public ::testing::Test {
  protected:
+  // Runs the `pruner` tool against the farm's server with its token;
+  // appends stdout and stderr to *out and returns the exit code.
+  int RunCli(const std::string& args, std::string* out) {
+    const std::string command = "PRUNER_SERVER=" + farm_->address() + " PRUNER_TOKEN_FILE=" +
+                                farm_->token_file() + " " + PRUNER_CLI_BIN + " " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out->append(buffer, n);
+    const int status = pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
   void StartServer(FarmOptions options = {}) {
     farm_ = std::make_unique<Farm>(options);
     std::string error;
@@ -500,17 +513,7 @@ TEST_F(FarmTest, CommandLineSubmitWatchBestExport) {
   StartServer();
   farm_->StartWorker("w1");
   ASSERT_FALSE(WaitForWorkers(1).empty());
-  const std::string env = "PRUNER_SERVER=" + farm_->address() +
-                          " PRUNER_TOKEN_FILE=" + farm_->token_file() + " ";
-  auto run = [&](const std::string& args, std::string* out) {
-    const std::string command = env + PRUNER_CLI_BIN + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    char buffer[4096];
-    size_t n;
-    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out->append(buffer, n);
-    const int status = pclose(pipe);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  };
+  auto run = [&](const std::string& args, std::string* out) { return RunCli(args, out); };
   std::string submitted;
   ASSERT_EQ(run("submit --op matmul:M=64,K=64,N=64 --target cpu --trials 8 --per-round 4 "
                 "--strategy random --repeat 2 --min-repeat-ms 1 --threads 1 --watch",
@@ -561,17 +564,7 @@ TEST_F(FarmTest, ModelSubmittedCompiledFromTheJobAndRunAgainstPyTorch) {
   StartServer();
   farm_->StartWorker("w1");
   ASSERT_FALSE(WaitForWorkers(1).empty());
-  const std::string env = "PRUNER_SERVER=" + farm_->address() +
-                          " PRUNER_TOKEN_FILE=" + farm_->token_file() + " ";
-  auto run = [&](const std::string& args, std::string* out) {
-    const std::string command = env + PRUNER_CLI_BIN + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    char buffer[4096];
-    size_t n;
-    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out->append(buffer, n);
-    const int status = pclose(pipe);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  };
+  auto run = [&](const std::string& args, std::string* out) { return RunCli(args, out); };
   const std::string models = PRUNER_TEST_MODELS_DIR;
   std::string submitted;
   ASSERT_EQ(run("submit --model " + models + "/encoder.onnx --target cpu --trials 16 "
