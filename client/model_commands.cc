@@ -108,6 +108,7 @@ int RunCompile(const CompileCommand& c) {
   }
   CompileModelOptions options;
   options.out_path = c.out;
+  options.llvm_cpu = c.cpu;
   options.device = device;
   if (store != nullptr && target != device.name) {
     absl::StatusOr<DeviceProfile> stored = store->GetDevice(target);

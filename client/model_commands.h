@@ -18,6 +18,7 @@ struct CompileCommand {
   std::string out;                  // the .so
   bool defaults_only = false;       // ignore the records
   int64_t job = 0;                  // > 0: the best records of this job, from the server
+  std::string cpu;                  // LLVM CPU of the kernels; "" = the device's ISA level
 };
 
 struct RunCommand {

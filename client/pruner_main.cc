@@ -295,6 +295,9 @@ int main(int argc, char** argv) {
   compile->add_option("--out", compile_command.out, "the shared library to write")->required();
   compile->add_flag("--defaults-only", compile_command.defaults_only,
                     "ignore the records: default schedules for every kernel");
+  compile->add_option("--cpu", compile_command.cpu,
+                      "LLVM CPU of the kernels: \"native\" (this host only), a CPU name, or "
+                      "by default the x86-64 ISA level of the device (runs on any such CPU)");
   compile->add_option("--job", compile_command.job,
                       "use this job's best records, asked from the server ($PRUNER_SERVER, "
                       "$PRUNER_TOKEN_FILE) instead of --db");
