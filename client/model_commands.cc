@@ -65,11 +65,9 @@ absl::StatusOr<std::map<std::string, std::string>> PortFiles(
 }  // namespace
 
 int RunCompile(const CompileCommand& c) {
-  OnnxImportOptions import;
-  for (const std::string& s : c.shapes) {
-    if (absl::Status st = ParseShapeBinding(s, &import); !st.ok()) return Fail(st);
-  }
-  absl::StatusOr<OnnxModel> model = ImportOnnxFile(c.model, import);
+  absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromShapes(c.shapes);
+  if (!import.ok()) return Fail(import.status());
+  absl::StatusOr<OnnxModel> model = ImportOnnxFile(c.model, *import);
   if (!model.ok()) return Fail(model.status());
   absl::StatusOr<DeviceProfile> local = GetDeviceProfile("cpu");
   if (!local.ok()) return Fail(local.status());

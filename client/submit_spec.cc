@@ -17,8 +17,7 @@ void Override(const std::optional<T>& flag, Setter set) {
 
 absl::StatusOr<v1::ModelSpec> ModelSpecFromOnnx(const std::string& path,
                                                 const std::vector<std::string>& shapes) {
-  OnnxImportOptions options;
-  for (const std::string& s : shapes) PRUNER_RETURN_IF_ERROR(ParseShapeBinding(s, &options));
+  PRUNER_ASSIGN_OR_RETURN(OnnxImportOptions options, ImportOptionsFromShapes(shapes));
   PRUNER_ASSIGN_OR_RETURN(OnnxModel model, ImportOnnxFile(path, options));
   PRUNER_ASSIGN_OR_RETURN(std::vector<GraphTask> tasks, ExtractTasks(model.graph));
   v1::ModelSpec spec;

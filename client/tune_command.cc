@@ -35,15 +35,6 @@ int Fail(const absl::Status& status) {
   return 2;
 }
 
-absl::StatusOr<OnnxImportOptions> ImportOptionsFromFlags(const std::vector<std::string>& shapes) {
-  OnnxImportOptions options;
-  for (const std::string& s : shapes) {
-    absl::Status status = ParseShapeBinding(s, &options);
-    if (!status.ok()) return status;
-  }
-  return options;
-}
-
 }  // namespace
 
 int RunTasks(const std::string& network, const std::string& model,
@@ -54,7 +45,7 @@ int RunTasks(const std::string& network, const std::string& model,
   absl::StatusOr<Graph> graph;
   std::string what = network;
   if (!model.empty()) {
-    absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromFlags(shapes);
+    absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromShapes(shapes);
     if (!import.ok()) return Fail(import.status());
     absl::StatusOr<OnnxModel> imported = ImportOnnxFile(model, *import);
     if (!imported.ok()) return Fail(imported.status());
@@ -135,7 +126,7 @@ int RunTune(const TuneCommand& c) {
       if (!c.ops.empty() || !c.network.empty()) {
         return Fail(absl::InvalidArgumentError("give --op, --network or --model, only one"));
       }
-      absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromFlags(c.shapes);
+      absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromShapes(c.shapes);
       if (!import.ok()) return Fail(import.status());
       tasks = BuildModelTasks(c.model, *import);
     } else {

@@ -92,8 +92,6 @@ class Arena {
         free_.erase(it);
       }
     }
-    // A free block at the end shrinks the arena's high-water mark? No: the
-    // arena's size is the high-water mark, kept.
   }
   int64_t size() const { return end_; }
 
@@ -308,17 +306,9 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
   report.arena_bytes = arena.size();
   report.steps = num_steps;
 
-  auto ref_of = [&](const Arg& a) -> Ref {
-    if (a.weight_block >= 0) return Ref{PRUNER_POOL_WEIGHTS, block_offset[a.weight_block]};
-    const TensorId r = root[a.tensor];
-    if (g.tensor(r).kind == TensorKind::kWeight) {
-      // A transpose reading a weight directly: its own row-major block.
-      auto b = block_of.find(std::make_pair(r, std::vector<int>{}));
-      return Ref{PRUNER_POOL_WEIGHTS, b == block_of.end() ? -1 : block_offset[b->second]};
-    }
-    return Ref{PRUNER_POOL_ARENA, offset[r]};
-  };
-  // Transposes of weights read the weight's row-major block; add it.
+  // A transpose reads its input from the arena; one of a weight would need
+  // the weight's row-major block as well. PyTorch's exports fold those at
+  // import (constant folding), so a graph that still has one is refused.
   for (const PlanStep& s : steps) {
     if (s.kind != PRUNER_STEP_TRANSPOSE) continue;
     const TensorId r = root[s.args[0].tensor];
@@ -327,6 +317,10 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
           "a transpose of weight '", g.tensor(r).name, "' at run time (fold it at import)"));
     }
   }
+  auto ref_of = [&](const Arg& a) -> Ref {
+    if (a.weight_block >= 0) return Ref{PRUNER_POOL_WEIGHTS, block_offset[a.weight_block]};
+    return Ref{PRUNER_POOL_ARENA, offset[root[a.tensor]]};
+  };
 
   // ---- The plan, as pruner_model.h lays it out.
   std::vector<int64_t> plan = {PRUNER_PLAN_MAGIC, PRUNER_PLAN_VERSION, report.arena_bytes,

@@ -161,6 +161,12 @@ absl::Status ParseShapeBinding(const std::string& text, OnnxImportOptions* optio
   return absl::OkStatus();
 }
 
+absl::StatusOr<OnnxImportOptions> ImportOptionsFromShapes(const std::vector<std::string>& shapes) {
+  OnnxImportOptions options;
+  for (const std::string& s : shapes) PRUNER_RETURN_IF_ERROR(ParseShapeBinding(s, &options));
+  return options;
+}
+
 absl::StatusOr<OnnxModel> ImportOnnxBytes(const std::string& bytes, const std::string& name,
                                           const OnnxImportOptions& options) {
   onnx::ModelProto model;

@@ -68,6 +68,9 @@ absl::StatusOr<OnnxModel> ImportOnnxBytes(const std::string& bytes, const std::s
 // Parses "NAME=VALUE" (a --shape flag) into options->dims.
 absl::Status ParseShapeBinding(const std::string& text, OnnxImportOptions* options);
 
+// Import options from every --shape flag given.
+absl::StatusOr<OnnxImportOptions> ImportOptionsFromShapes(const std::vector<std::string>& shapes);
+
 }  // namespace pruner
 
 #endif  // PRUNER_COMMON_GRAPH_ONNX_IMPORT_H_

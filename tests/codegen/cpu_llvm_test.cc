@@ -110,16 +110,13 @@ double WorstError(CallFn fn, double lo, double hi, bool relative) {
   double worst = 0;
   for (const char* steps : {"SP 1 0 2048 [16]; AN 1 1 vectorize", ""}) {
     Program program = LowerSteps(dag, steps);
-    absl::StatusOr<LlvmCpuObject> object = CompileCpuProgramLlvm(program, LlvmCpuTarget{});
-    EXPECT_TRUE(object.ok()) << object.status();
-    if (!object.ok()) return 1e9;
-    absl::StatusOr<std::shared_ptr<const JitCpuKernel>> jit = LoadCpuObject(*object);
-    EXPECT_TRUE(jit.ok()) << jit.status();
-    BuiltModule module;
-    module.symbol = object->symbol;
-    module.jit = *jit;
-    absl::StatusOr<LoadedKernel> kernel = LoadedKernel::Load(module);
+    std::vector<absl::StatusOr<BuiltModule>> built =
+        BuildCpuPrograms({&program}, CpuBuildOptions{}, 1, "");
+    EXPECT_TRUE(built[0].ok()) << built[0].status();
+    if (!built[0].ok()) return 1e9;
+    absl::StatusOr<LoadedKernel> kernel = LoadedKernel::Load(*built[0]);
     EXPECT_TRUE(kernel.ok()) << kernel.status();
+    if (!kernel.ok()) return 1e9;
     absl::StatusOr<std::vector<Tensor>> got = RunCpuKernel(*kernel, program, {x});
     EXPECT_TRUE(got.ok()) << got.status();
     if (!got.ok()) return 1e9;
