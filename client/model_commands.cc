@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <functional>
 #include <map>
@@ -14,6 +15,7 @@
 #include "client/job_source.h"
 #include "client/service_connection.h"
 #include "client/torchscript_baseline.h"
+#include "common/codegen/cpu_runtime_source.h"
 #include "common/compile/compiled_model.h"
 #include "common/compile/model_compiler.h"
 #include "common/device/device_profile.h"
@@ -60,6 +62,32 @@ absl::StatusOr<std::map<std::string, std::string>> PortFiles(
     files[name] = path;
   }
   return files;
+}
+
+// Steps by time, largest first, with their share of the sum and their
+// GFLOP/s; then the totals by kind.
+void PrintProfile(std::vector<CompiledModel::StepTime> steps, int runs) {
+  double total = 0;
+  std::map<std::string, std::pair<int, double>> by_kind;
+  for (const CompiledModel::StepTime& s : steps) {
+    total += s.seconds;
+    by_kind[s.kind].first += 1;
+    by_kind[s.kind].second += s.seconds;
+  }
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+  std::printf("per-step profile, fastest of %d runs each (sum %.3f ms):\n", runs, total * 1e3);
+  std::printf("  %-48s %-12s %9s %6s %9s\n", "step", "kind", "ms", "share", "GFLOP/s");
+  for (const CompiledModel::StepTime& s : steps) {
+    std::printf("  %-48s %-12s %9.4f %5.1f%% %9s\n", s.name.substr(0, 48).c_str(), s.kind.c_str(),
+                s.seconds * 1e3, total > 0 ? 100 * s.seconds / total : 0.0,
+                s.flops > 0 && s.seconds > 0 ? absl::StrCat(absl::SixDigits(s.flops / s.seconds / 1e9)).c_str()
+                                             : "-");
+  }
+  for (const auto& [kind, v] : by_kind) {
+    std::printf("  total %-12s %4d steps %9.4f ms %5.1f%%\n", kind.c_str(), v.first, v.second * 1e3,
+                total > 0 ? 100 * v.second / total : 0.0);
+  }
 }
 
 }  // namespace
@@ -118,6 +146,17 @@ int RunCompile(const CompileCommand& c) {
               source.c_str());
   absl::StatusOr<CompileReport> report = CompileModel(*model, tuned, options);
   if (!report.ok()) return Fail(report.status());
+  // The C API and its C++ wrapper, for programs that link the library.
+  const std::filesystem::path dir = std::filesystem::absolute(c.out).parent_path();
+  for (const auto& [name, text] :
+       {std::make_pair(std::string(kModelApiHeaderName), ModelApiHeaderText()),
+        std::make_pair(std::string(kModelCppHeaderName), ModelCppHeaderText())}) {
+    std::ofstream header(dir / name);
+    header << text;
+    if (!header) {
+      return Fail(absl::InternalError(absl::StrCat("cannot write '", (dir / name).string(), "'")));
+    }
+  }
   int tuned_count = 0;
   std::printf("%-52s %5s %8s %s\n", "kernel", "runs", "schedule", "measured");
   for (const CompiledKernel& k : report->kernels) {
@@ -132,6 +171,8 @@ int RunCompile(const CompileCommand& c) {
               report->kernels.size() - tuned_count, static_cast<long long>(report->steps),
               report->arena_bytes / 1e6, report->unshared_bytes / 1e6, report->weight_bytes / 1e6,
               report->seconds);
+  std::printf("headers for programs that link it: %s, %s (in %s)\n", kModelApiHeaderName,
+              kModelCppHeaderName, dir.string().c_str());
   return 0;
 }
 
@@ -229,6 +270,11 @@ int RunModel(const RunCommand& c) {
                 c.rounds, threads, ours, base);
     std::printf("your model, %.2fx %s than PyTorch on this machine\n",
                 ours <= base ? base / ours : ours / base, ours <= base ? "faster" : "slower");
+  }
+  if (c.profile > 0) {
+    absl::StatusOr<std::vector<CompiledModel::StepTime>> steps = m.Profile(inputs, c.profile);
+    if (!steps.ok()) return Fail(steps.status());
+    PrintProfile(*steps, c.profile);
   }
   if (c.bench > 0) {
     std::vector<double> ms;

@@ -31,6 +31,7 @@ struct RunCommand {
   int threads = 0;                   // 0: all hardware threads
   std::string torchscript;           // PyTorch's export of the same model: the baseline
   int rounds = 20;                   // interleaved timing rounds with --torchscript
+  int profile = 0;                   // > 0: per-step times over this many runs
 };
 
 // Return process exit codes; errors go to stderr.

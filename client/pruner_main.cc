@@ -322,6 +322,9 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   run->add_option("--rounds", run_command.rounds, "interleaved rounds with --torchscript")
       ->check(CLI::Range(1, 100000));
+  run->add_option("--profile", run_command.profile,
+                  "time each step of the plan over this many runs (the fastest of each)")
+      ->check(CLI::NonNegativeNumber);
 
   // The records database itself.
   std::string db = "pruner.db", workload, records_device, path;

@@ -48,8 +48,12 @@ absl::StatusOr<std::unique_ptr<TorchScriptBaseline>> LoadTorchScript(
     module = torch::jit::optimize_for_inference(module);
     std::vector<torch::jit::IValue> values;
     for (const Tensor& t : inputs) {
-      values.push_back(torch::from_blob(const_cast<float*>(t.data.data()), t.shape, torch::kFloat32)
-                           .clone());
+      at::Tensor value =
+          torch::from_blob(const_cast<float*>(t.data.data()), t.shape, torch::kFloat32).clone();
+      // Token ids and other indices: the Tensor holds them as exact floats.
+      if (t.dtype == DType::kInt64) value = value.to(torch::kInt64);
+      if (t.dtype == DType::kInt32) value = value.to(torch::kInt32);
+      values.push_back(value);
     }
     return std::make_unique<LibTorchBaseline>(std::move(module), std::move(values));
   } catch (const std::exception& e) {

@@ -6,7 +6,7 @@ and PyTorch's outputs, for Pruner's tests and model benchmark.
 
 For every model NAME it writes into DIR:
     NAME.onnx            torch.onnx.export of the model in eval mode
-    NAME.input.npy       the input (float32, fixed seed)
+    NAME.input.npy       the input (float32, or int64 token ids; fixed seed)
     NAME.output.npy      PyTorch's output for that input (float32)
     NAME.torchscript.pt  (bench set only) the model traced and frozen
                          (torch.jit.freeze); the loader then applies
@@ -14,12 +14,13 @@ For every model NAME it writes into DIR:
                          user deploys it
 
 The test set is small models that the test suite runs end to end: convs with
-batch norm, a residual add, depthwise convs with ReLU6, poolings, and a
-BERT-style encoder layer exported at opsets 14 (LayerNorm and GELU
-decomposed) and 17 (LayerNormalization); and three models the importer must
+batch norm, a residual add, depthwise convs with ReLU6, poolings, concats and
+slices of activations, a BERT-style encoder layer exported at opsets 14
+(LayerNorm and GELU decomposed) and 17 (LayerNormalization), and a whole
+small BERT from int64 token ids (embeddings, pooler); and three models the importer must
 refuse clearly (unsupported operators, opset 9, a symbolic batch dimension). The bench set is torchvision's
-ResNet-18 and MobileNet-V2 (random weights: the machine has no network) and a
-BERT-style encoder at sequence length 128.
+ResNet-18 and MobileNet-V2 (random weights: the machine has no network), and
+BERT-mini at sequence length 128: whole from token ids, and its encoder alone.
 """
 import argparse
 import math
@@ -109,6 +110,45 @@ class Encoder(nn.Module):
         return x
 
 
+class Bert(nn.Module):
+    """BERT as Hugging Face writes it: token ids in (int64), word, position and
+    token-type embeddings, LayerNorm, encoder layers, and the pooler on the
+    first token (x[:, 0], a Gather of a constant index)."""
+
+    def __init__(self, vocab, seq, layers, hidden, heads, ffn):
+        super().__init__()
+        self.word = nn.Embedding(vocab, hidden)
+        self.position = nn.Embedding(seq, hidden)
+        self.token_type = nn.Embedding(2, hidden)
+        self.register_buffer("position_ids", torch.arange(seq).unsqueeze(0))
+        self.register_buffer("token_type_ids", torch.zeros(1, seq, dtype=torch.long))
+        self.norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.encoder = Encoder(layers, hidden, heads, ffn)
+        self.pooler = nn.Linear(hidden, hidden)
+
+    def forward(self, ids):
+        x = self.word(ids) + self.position(self.position_ids) + self.token_type(self.token_type_ids)
+        x = self.encoder(self.norm(x))
+        return torch.tanh(self.pooler(x[:, 0]))
+
+
+class Branches(nn.Module):
+    """Concat and Slice on activations: two conv branches joined on channels
+    (as Inception and ShuffleNet do), then split again and recombined."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 3, padding=1)
+        self.b = nn.Conv2d(3, 4, 1)
+        self.c = nn.Conv2d(12, 6, 1)
+
+    def forward(self, x):
+        y = torch.cat([F.relu(self.a(x)), self.b(x)], dim=1)
+        head, tail = y[:, :6], y[:, 6:]
+        z = self.c(torch.cat([tail, head], dim=1))
+        return torch.cat([z[:, :, 1:7, :], z[:, :, :2, :]], dim=2)
+
+
 class Unsupported(nn.Module):
     """Operators the importer refuses: two CumSum and one Resize."""
 
@@ -144,8 +184,10 @@ def randomize_batch_norm(model, generator):
 
 def test_models():
     return {
-        # name: (constructor, input shape, opset)
+        # name: (constructor, input shape, opset[, vocabulary for int64 token ids])
         "convnet": (ConvNet, [1, 3, 32, 32], 13),
+        "branches": (Branches, [1, 3, 8, 8], 13),
+        "bert": (lambda: Bert(100, 16, 1, 64, 4, 128), [1, 16], 14, 100),
         "encoder": (lambda: Encoder(1, 64, 4, 128), [1, 16, 64], 14),
         "encoder_opset17": (lambda: Encoder(1, 64, 4, 128), [1, 16, 64], 17),
         # Bad input for the importer's errors.
@@ -160,25 +202,32 @@ def bench_models():
     return {
         "resnet18": (lambda: torchvision.models.resnet18(), [1, 3, 224, 224], 13),
         "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(), [1, 3, 224, 224], 13),
-        # google/bert_uncased_L-4_H-256_A-4 (BERT-mini) at sequence 128.
+        # google/bert_uncased_L-4_H-256_A-4 (BERT-mini) at sequence 128: the
+        # whole model from token ids (vocabulary 30522), and its encoder alone
+        # on hidden states.
+        "bert_s128": (lambda: Bert(30522, 128, 4, 256, 4, 1024), [1, 128], 14, 30522),
         "encoder_s128": (lambda: Encoder(4, 256, 4, 1024), [1, 128, 256], 14),
     }
 
 
-def export(name, ctor, shape, opset, out_dir, torchscript):
+def export(name, ctor, shape, opset, out_dir, torchscript, vocab=None):
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(1)
     model = ctor()
     randomize_batch_norm(model, generator)
     model.eval()
-    x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
+    if vocab is None:
+        x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
+    else:
+        x = torch.randint(0, vocab, shape, generator=torch.Generator().manual_seed(2))
     with torch.no_grad():
         y = model(x)
     path = os.path.join(out_dir, name + ".onnx")
     dynamic_axes = {"input": {0: "batch"}} if name.endswith("_dynamic_batch") else None
     torch.onnx.export(model, (x,), path, input_names=["input"], output_names=["output"],
                       opset_version=opset, do_constant_folding=True, dynamic_axes=dynamic_axes)
-    np.save(os.path.join(out_dir, name + ".input.npy"), x.numpy().astype(np.float32))
+    np.save(os.path.join(out_dir, name + ".input.npy"),
+            x.numpy().astype(np.float32 if vocab is None else np.int64))
     np.save(os.path.join(out_dir, name + ".output.npy"), y.numpy().astype(np.float32))
     if torchscript:
         # Frozen only: optimize_for_inference's MKL-DNN constants do not
@@ -204,10 +253,10 @@ def main():
     if args.set in ("bench", "all"):
         sets.append((bench_models(), True))
     for models, torchscript in sets:
-        for name, (ctor, shape, opset) in models.items():
+        for name, (ctor, shape, opset, *vocab) in models.items():
             if args.only and name not in args.only:
                 continue
-            export(name, ctor, shape, opset, args.out, torchscript)
+            export(name, ctor, shape, opset, args.out, torchscript, *vocab)
     return 0
 
 

@@ -6,8 +6,9 @@
 #
 #   1. scripts/export_models.py writes models/$MODEL.onnx (torch.onnx.export),
 #      a fixed-seed input, PyTorch's output and a frozen TorchScript export;
-#      MODEL is encoder_s128 (a BERT-style encoder, 4 layers, hidden 256,
-#      sequence 128, batch 1), resnet18 or mobilenet_v2.
+#      MODEL is bert_s128 (BERT-mini from int64 token ids: embeddings, 4
+#      layers, hidden 256, sequence 128, batch 1, pooler), encoder_s128 (its
+#      encoder alone), resnet18 or mobilenet_v2.
 #   2. `pruner submit --model` imports the ONNX file and sends its fused
 #      tasks (not its weights) to the server; the server's search (Ansor's
 #      evolutionary search guided by XGBoost) proposes, the worker builds,
@@ -25,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 BUILD_DIR=${BUILD_DIR:-build}
-MODEL=${MODEL:-encoder_s128}
+MODEL=${MODEL:-bert_s128}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)" --target pruner pruner-server pruner-worker
 PRUNER="$BUILD_DIR/client/pruner"

@@ -13,9 +13,6 @@
 //   5. time the three interleaved (bench/interleaved_timing.h), medians.
 // Speed-up = PyTorch latency / ours. Ends with
 //   RESULT model resnet18_speedup=... mobilenet_v2_speedup=... encoder_speedup=... ...
-#include <ATen/Parallel.h>
-#include <torch/script.h>
-#include <torch/csrc/jit/api/module.h>
 
 #include <atomic>
 #include <algorithm>
@@ -37,6 +34,7 @@
 #include "common/compile/compiled_model.h"
 #include "common/compile/model_compiler.h"
 #include "common/device/device_profile.h"
+#include "client/torchscript_baseline.h"
 #include "common/graph/onnx_import.h"
 #include "common/ir/npy.h"
 #include "common/store/records_store.h"
@@ -50,7 +48,7 @@ using Clock = std::chrono::steady_clock;
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 struct Settings {
-  std::vector<std::string> models = {"resnet18", "mobilenet_v2", "encoder_s128"};
+  std::vector<std::string> models = {"resnet18", "mobilenet_v2", "bert_s128"};
   std::string models_dir = "bench-models";
   std::string work_dir = "bench-model-work";
   int64_t trials = 0;
@@ -60,10 +58,9 @@ struct Settings {
   std::string db;  // a records database to tune into / take records from; "" = a fresh one
 };
 
-// The RESULT key of a model: encoder_s128 reports as "encoder".
-std::string Key(const std::string& model) {
-  return model.rfind("encoder", 0) == 0 ? "encoder" : model;
-}
+// The RESULT key of a model: bert_s128 is the "BERT-style encoder"
+// and reports as "encoder"; the others by name.
+std::string Key(const std::string& model) { return model == "bert_s128" ? "encoder" : model; }
 
 struct ModelOutcome {
   std::string name;
@@ -111,6 +108,35 @@ int64_t RecordsOfModel(const RecordsStore& store, const std::vector<SearchTask>&
     if (records.ok()) n += static_cast<int64_t>(records->size());
   }
   return n;
+}
+
+// Where the tuned model's time goes as it runs (not as each kernel was
+// measured alone, warm): each step's fastest time over 20 runs, the largest
+// first, with its fraction of the FMA peak.
+void PrintInModelProfile(CompiledModel& model, const Tensor& input, double peak_gflops) {
+  absl::StatusOr<std::vector<CompiledModel::StepTime>> steps = model.Profile({input}, 20);
+  if (!steps.ok()) {
+    std::printf("  profile: %s\n", std::string(steps.status().message()).c_str());
+    return;
+  }
+  double total = 0, moves = 0;
+  for (const CompiledModel::StepTime& t : *steps) {
+    total += t.seconds;
+    if (t.kind != "kernel") moves += t.seconds;
+  }
+  std::vector<CompiledModel::StepTime> sorted = *steps;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+  std::printf("  tuned model, per step in the model (fastest of 20 runs): %.3f ms in %zu steps, "
+              "%.3f ms of it data movement; the largest:\n",
+              total * 1e3, steps->size(), moves * 1e3);
+  for (size_t i = 0; i < sorted.size() && i < 8; ++i) {
+    const CompiledModel::StepTime& t = sorted[i];
+    const double gflops = t.seconds > 0 ? t.flops / t.seconds * 1e-9 : 0;
+    std::printf("    %5.1f%%  %8.3f ms  %6.1f GFLOP/s (%4.1f%% of peak)  %s\n",
+                total > 0 ? 100 * t.seconds / total : 0, t.seconds * 1e3, gflops,
+                100 * gflops / peak_gflops, t.name.c_str());
+  }
 }
 
 ModelOutcome RunModel(const std::string& name, const Settings& s, const std::string& db,
@@ -209,28 +235,25 @@ ModelOutcome RunModel(const std::string& name, const Settings& s, const std::str
     ours[label] = std::move(*loaded);
   }
 
-  // PyTorch: frozen TorchScript, optimized for inference at load.
-  torch::jit::Module module = torch::jit::load(base + ".torchscript.pt");
-  module = torch::jit::optimize_for_inference(module);
-  at::Tensor x = torch::from_blob(input->data.data(), input->shape, torch::kFloat32).clone();
-  at::Tensor y;
-  {
-    torch::NoGradGuard no_grad;
-    y = module.forward({x}).toTensor().contiguous();
+  // PyTorch: frozen TorchScript, optimized for inference at load (the
+  // baseline of `pruner run --torchscript`).
+  absl::StatusOr<std::unique_ptr<TorchScriptBaseline>> torch =
+      LoadTorchScript(base + ".torchscript.pt", {*input}, s.threads);
+  if (!torch.ok()) {
+    out.error = std::string(torch.status().message());
+    return out;
   }
-  Tensor torch_out;
-  torch_out.shape = want->shape;
-  torch_out.data.assign(y.data_ptr<float>(), y.data_ptr<float>() + y.numel());
-  const absl::Status torch_close = CheckAllClose(torch_out, *want, 1e-3, 1e-4);
+  absl::StatusOr<Tensor> torch_out = (*torch)->Run();
+  if (!torch_out.ok()) {
+    out.error = std::string(torch_out.status().message());
+    return out;
+  }
+  const absl::Status torch_close = CheckAllClose(*torch_out, *want, 1e-3, 1e-4);
   std::printf("  PyTorch (LibTorch, optimize_for_inference) output vs its export's: %s\n",
               torch_close.ok() ? "match" : std::string(torch_close.message()).c_str());
 
   std::vector<Contender> contenders = {
-      {"pytorch",
-       [&] {
-         torch::NoGradGuard no_grad;
-         module.forward({x});
-       }},
+      {"pytorch", [&] { (void)(*torch)->Run(); }},
       {"pruner-default", [&] { (void)ours["default"]->Run({*input}); }},
       {"pruner-tuned", [&] { (void)ours["tuned"]->Run({*input}); }},
   };
@@ -244,6 +267,7 @@ ModelOutcome RunModel(const std::string& name, const Settings& s, const std::str
               "Pruner default %.3f ms (%.2fx), Pruner tuned %.3f ms (%.2fx)\n\n",
               s.rounds, s.threads, out.torch_ms, out.default_ms, out.torch_ms / out.default_ms,
               out.tuned_ms, out.torch_ms / out.tuned_ms);
+  PrintInModelProfile(*ours["tuned"], *input, peak_gflops);
   out.ok = true;
   return out;
 }
@@ -263,7 +287,7 @@ int Main(int argc, char** argv) {
     else if (a == "--db") s.db = value();
     else {
       std::fprintf(stderr,
-                   "usage: bench_model [--models resnet18,mobilenet_v2,encoder_s128] "
+                   "usage: bench_model [--models resnet18,mobilenet_v2,bert_s128] "
                    "[--models-dir DIR] [--work-dir DIR] [--trials N per model] [--threads 2] "
                    "[--rounds 30] [--strategy ansor-xgb] [--db FILE: keep or reuse records]\n");
       return 2;
@@ -282,7 +306,6 @@ int Main(int argc, char** argv) {
       break;
     }
   }
-  at::set_num_threads(s.threads);
   absl::StatusOr<DeviceProfile> cpu = GetDeviceProfile("cpu");
   if (!cpu.ok()) return 1;
   const DeviceProfile device = WithStableCpuKey(*cpu);

@@ -18,6 +18,7 @@ std::string CpuRuntimeSourceText() {
 }
 
 std::string ModelApiHeaderText() { return kModelHeader; }
+std::string ModelCppHeaderText() { return kModelCppHeader; }
 
 std::string ModelRuntimeSourceText() {
   return absl::StrReplaceAll(

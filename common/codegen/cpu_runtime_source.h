@@ -19,7 +19,10 @@ std::string CpuRuntimeSourceText();
 // the two runtime sources and two headers build from one directory.
 inline constexpr char kModelApiHeaderName[] = "pruner_model.h";
 inline constexpr char kModelRuntimeSourceName[] = "pruner_model_runtime.cc";
+// The header-only C++ wrapper over the C API (pruner_model.hpp).
+inline constexpr char kModelCppHeaderName[] = "pruner_model.hpp";
 std::string ModelApiHeaderText();
+std::string ModelCppHeaderText();
 std::string ModelRuntimeSourceText();
 
 // The command that links exported objects (*.o in the current directory)

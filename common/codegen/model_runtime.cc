@@ -7,7 +7,8 @@
 // Load reads the plan once, checks it end to end, and allocates the arena
 // (every intermediate tensor at the offset the compiler's memory plan gave
 // it). Run copies the inputs into the arena, executes the steps in order
-// (kernel calls, transposes, copies) and copies the outputs out.
+// (kernel calls, transposes, gathers, copies) and copies the outputs out.
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -36,18 +37,32 @@ struct Ref {
 
 struct Port {
   std::string name;
+  int64_t dtype = PRUNER_FLOAT32;
   std::vector<int64_t> shape;
   Ref ref;
   int64_t elements = 1;
+  int64_t bytes() const { return elements * (dtype == PRUNER_INT64 ? 8 : 4); }
 };
 
 struct Step {
   int64_t kind = 0;
+  std::string name;
   int64_t kernel = 0;
-  std::vector<Ref> args;  // kernel: its arguments; transpose and copy: src, dst
+  // kernel: its arguments; transpose, copies: src, dst; gather: table, indices, dst
+  std::vector<Ref> args;
   std::vector<int64_t> dims, perm;
   int64_t bytes = 0;
+  // gather: index_bytes, outer, rows, count, row_bytes;
+  // strided copy: outer, row_bytes, src_stride, dst_stride
+  std::vector<int64_t> ints;
 };
+
+const char* DTypeName(int64_t dtype) {
+  return dtype == PRUNER_FLOAT32 ? "float32"
+         : dtype == PRUNER_INT32 ? "int32"
+         : dtype == PRUNER_INT64 ? "int64"
+                                 : "unknown";
+}
 
 // Reads the plan, refusing anything out of bounds.
 class PlanReader {
@@ -76,6 +91,7 @@ struct pruner_model {
   int64_t arena_bytes = 0;
   uint8_t* arena = nullptr;
   std::vector<Port> inputs, outputs;
+  std::vector<double> kernel_flops;
   std::vector<Step> steps;
   std::vector<float*> args;  // scratch for kernel calls
   std::string error;
@@ -102,14 +118,15 @@ struct pruner_model {
 
   bool Parse() {
     PlanReader p(pruner_model_plan, pruner_model_plan_size);
-    int64_t magic = 0, version = 0, num_in = 0, num_out = 0, num_steps = 0, strings = 0;
+    int64_t magic = 0, version = 0, num_in = 0, num_out = 0, num_kernels = 0, num_steps = 0,
+            strings = 0;
     if (!p.Next(&magic) || magic != PRUNER_PLAN_MAGIC || !p.Next(&version) ||
         version != PRUNER_PLAN_VERSION) {
       return Fail("the library's plan has the wrong magic or version");
     }
-    if (!p.Next(&arena_bytes) || !p.Next(&num_in) || !p.Next(&num_out) || !p.Next(&num_steps) ||
-        !p.Next(&strings) || arena_bytes < 0 || strings < 0 || num_in < 0 || num_out < 0 ||
-        num_steps < 0) {
+    if (!p.Next(&arena_bytes) || !p.Next(&num_in) || !p.Next(&num_out) || !p.Next(&num_kernels) ||
+        !p.Next(&num_steps) || !p.Next(&strings) || arena_bytes < 0 || strings < 0 ||
+        num_in < 0 || num_out < 0 || num_kernels != pruner_model_num_kernels || num_steps < 0) {
       return Fail("the library's plan header is corrupt");
     }
     const int64_t string_words = (strings + 7) / 8;
@@ -119,13 +136,20 @@ struct pruner_model {
       int64_t skip;
       p.Next(&skip);
     }
+    auto read_name = [&](std::string* out) {
+      int64_t name = 0;
+      if (!p.Next(&name) || name < 0 || name >= strings) return false;
+      *out = std::string(text + name, strnlen(text + name, strings - name));
+      return true;
+    };
     auto read_port = [&](Port* port) {
-      int64_t name = 0, rank = 0;
-      if (!p.Next(&name) || name < 0 || name >= strings || !p.Next(&rank) || rank < 0 ||
-          rank > 16) {
+      int64_t rank = 0;
+      if (!read_name(&port->name) || !p.Next(&port->dtype) ||
+          (port->dtype != PRUNER_FLOAT32 && port->dtype != PRUNER_INT32 &&
+           port->dtype != PRUNER_INT64) ||
+          !p.Next(&rank) || rank < 0 || rank > 16) {
         return false;
       }
-      port->name = std::string(text + name, strnlen(text + name, strings - name));
       for (int64_t d = 0; d < rank; ++d) {
         int64_t dim;
         if (!p.Next(&dim) || dim < 0) return false;
@@ -142,9 +166,14 @@ struct pruner_model {
     for (Port& port : outputs) {
       if (!read_port(&port)) return Fail("the library's plan has a corrupt output");
     }
+    for (int64_t k = 0; k < num_kernels; ++k) {
+      int64_t flops = 0;
+      if (!p.Next(&flops) || flops < 0) return Fail("the library's plan has corrupt kernel FLOPs");
+      kernel_flops.push_back(static_cast<double>(flops));
+    }
     steps.resize(num_steps);
     for (Step& s : steps) {
-      if (!p.Next(&s.kind)) return Fail("plan steps truncated");
+      if (!p.Next(&s.kind) || !read_name(&s.name)) return Fail("plan steps truncated");
       if (s.kind == PRUNER_STEP_KERNEL) {
         int64_t n = 0;
         if (!p.Next(&s.kernel) || s.kernel < 0 || s.kernel >= pruner_model_num_kernels ||
@@ -184,6 +213,35 @@ struct pruner_model {
           return Fail("a copy step of the plan is corrupt");
         }
         s.args = {src, dst};
+      } else if (s.kind == PRUNER_STEP_GATHER) {
+        Ref table, indices, dst;
+        s.ints.resize(5);
+        bool ok = p.NextRef(&table) && p.NextRef(&indices) && p.NextRef(&dst);
+        for (int64_t& v : s.ints) ok = ok && p.Next(&v) && v >= 0;
+        if (!ok) return Fail("a gather step of the plan is corrupt");
+        const int64_t index_bytes = s.ints[0], outer = s.ints[1], rows = s.ints[2],
+                      count = s.ints[3], row_bytes = s.ints[4];
+        if ((index_bytes != 4 && index_bytes != 8) || !ValidRef(table, outer * rows * row_bytes) ||
+            !ValidRef(indices, count * index_bytes) ||
+            !ValidRef(dst, outer * count * row_bytes)) {
+          return Fail("a gather step reads or writes out of bounds");
+        }
+        s.args = {table, indices, dst};
+      } else if (s.kind == PRUNER_STEP_STRIDED_COPY) {
+        Ref src, dst;
+        s.ints.resize(4);
+        bool ok = p.NextRef(&src) && p.NextRef(&dst);
+        for (int64_t& v : s.ints) ok = ok && p.Next(&v) && v >= 0;
+        if (!ok) return Fail("a strided copy step of the plan is corrupt");
+        const int64_t outer = s.ints[0], row_bytes = s.ints[1];
+        // The last row ends at (outer - 1) * stride + row_bytes.
+        auto extent = [&](int64_t stride) {
+          return outer == 0 ? 0 : (outer - 1) * stride + row_bytes;
+        };
+        if (!ValidRef(src, extent(s.ints[2])) || !ValidRef(dst, extent(s.ints[3]))) {
+          return Fail("a strided copy reads or writes out of bounds");
+        }
+        s.args = {src, dst};
       } else {
         return Fail("the plan has a step of unknown kind");
       }
@@ -194,7 +252,7 @@ struct pruner_model {
     }
     for (const std::vector<Port>* ports : {&inputs, &outputs}) {
       for (const Port& port : *ports) {
-        if (port.ref.pool != PRUNER_POOL_ARENA || !ValidRef(port.ref, port.elements * 4)) {
+        if (port.ref.pool != PRUNER_POOL_ARENA || !ValidRef(port.ref, port.bytes())) {
           return Fail("an input or output lies outside the arena");
         }
       }
@@ -252,9 +310,9 @@ struct pruner_model {
     for (int i = 0; i < count; ++i) {
       const pruner_tensor& t = tensors[i];
       const Port& port = ports[i];
-      if (t.dtype != PRUNER_FLOAT32) {
-        return Fail(std::string(what) + " '" + port.name + "' must be float32, got dtype " +
-                    std::to_string(t.dtype));
+      if (t.dtype != port.dtype) {
+        return Fail(std::string(what) + " '" + port.name + "' must be " + DTypeName(port.dtype) +
+                    ", got " + DTypeName(t.dtype) + " (dtype " + std::to_string(t.dtype) + ")");
       }
       if (!SameShape(t, port)) {
         return Fail(std::string(what) + " '" + port.name + "' must have shape " +
@@ -268,7 +326,70 @@ struct pruner_model {
     return true;
   }
 
-  int Run(int num_inputs, const pruner_tensor* in, int num_outputs, pruner_tensor* out) {
+  // dst[o][i] = table[o][indices[i]]; false (with the message) for an index
+  // outside the table.
+  bool Gather(const Step& s) {
+    const uint8_t* table = Pointer(s.args[0]);
+    const uint8_t* indices = Pointer(s.args[1]);
+    uint8_t* dst = Pointer(s.args[2]);
+    const int64_t index_bytes = s.ints[0], outer = s.ints[1], rows = s.ints[2], count = s.ints[3],
+                  row_bytes = s.ints[4];
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t row;
+      if (index_bytes == 8) {
+        std::memcpy(&row, indices + i * 8, 8);
+      } else {
+        int32_t v;
+        std::memcpy(&v, indices + i * 4, 4);
+        row = v;
+      }
+      const int64_t given = row;
+      if (row < 0) row += rows;  // counts from the end, as in ONNX and PyTorch
+      if (row < 0 || row >= rows) {
+        return Fail("step '" + s.name + "': index " + std::to_string(given) + " (position " +
+                    std::to_string(i) + ") is outside the table's " + std::to_string(rows) +
+                    " rows");
+      }
+      for (int64_t o = 0; o < outer; ++o) {
+        std::memcpy(dst + (o * count + i) * row_bytes, table + (o * rows + row) * row_bytes,
+                    row_bytes);
+      }
+    }
+    return true;
+  }
+
+  // One step; PRUNER_OK or an error code with the message set.
+  int RunStep(const Step& s) {
+    if (s.kind == PRUNER_STEP_KERNEL) {
+      args.resize(s.args.size());
+      for (size_t a = 0; a < s.args.size(); ++a) {
+        args[a] = reinterpret_cast<float*>(Pointer(s.args[a]));
+      }
+      const int rc = pruner_model_kernels[s.kernel](args.data());
+      if (rc != 0) {
+        Fail("kernel " + std::to_string(s.kernel) + " ('" + s.name + "') returned " +
+             std::to_string(rc));
+        return rc == 2 ? PRUNER_ERROR_OUT_OF_MEMORY : PRUNER_ERROR_KERNEL;
+      }
+    } else if (s.kind == PRUNER_STEP_TRANSPOSE) {
+      Transpose(reinterpret_cast<const float*>(Pointer(s.args[0])),
+                reinterpret_cast<float*>(Pointer(s.args[1])), s.dims, s.perm);
+    } else if (s.kind == PRUNER_STEP_GATHER) {
+      if (!Gather(s)) return PRUNER_ERROR_INVALID_ARGUMENT;
+    } else if (s.kind == PRUNER_STEP_STRIDED_COPY) {
+      const uint8_t* src = Pointer(s.args[0]);
+      uint8_t* dst = Pointer(s.args[1]);
+      for (int64_t o = 0; o < s.ints[0]; ++o) {
+        std::memcpy(dst + o * s.ints[3], src + o * s.ints[2], s.ints[1]);
+      }
+    } else {
+      std::memmove(Pointer(s.args[1]), Pointer(s.args[0]), s.bytes);
+    }
+    return PRUNER_OK;
+  }
+
+  int Run(int num_inputs, const pruner_tensor* in, int num_outputs, pruner_tensor* out,
+          double* step_seconds) {
     if ((num_inputs > 0 && in == nullptr) || (num_outputs > 0 && out == nullptr)) {
       Fail("null inputs or outputs");
       return PRUNER_ERROR_INVALID_ARGUMENT;
@@ -277,28 +398,19 @@ struct pruner_model {
       return PRUNER_ERROR_INVALID_ARGUMENT;
     }
     for (int i = 0; i < num_inputs; ++i) {
-      std::memcpy(Pointer(inputs[i].ref), in[i].data, inputs[i].elements * 4);
+      std::memcpy(Pointer(inputs[i].ref), in[i].data, inputs[i].bytes());
     }
-    for (const Step& s : steps) {
-      if (s.kind == PRUNER_STEP_KERNEL) {
-        args.resize(s.args.size());
-        for (size_t a = 0; a < s.args.size(); ++a) {
-          args[a] = reinterpret_cast<float*>(Pointer(s.args[a]));
-        }
-        const int rc = pruner_model_kernels[s.kernel](args.data());
-        if (rc != 0) {
-          Fail("kernel " + std::to_string(s.kernel) + " returned " + std::to_string(rc));
-          return rc == 2 ? PRUNER_ERROR_OUT_OF_MEMORY : PRUNER_ERROR_KERNEL;
-        }
-      } else if (s.kind == PRUNER_STEP_TRANSPOSE) {
-        Transpose(reinterpret_cast<const float*>(Pointer(s.args[0])),
-                  reinterpret_cast<float*>(Pointer(s.args[1])), s.dims, s.perm);
-      } else {
-        std::memmove(Pointer(s.args[1]), Pointer(s.args[0]), s.bytes);
+    using Clock = std::chrono::steady_clock;
+    for (size_t k = 0; k < steps.size(); ++k) {
+      const Clock::time_point start = step_seconds != nullptr ? Clock::now() : Clock::time_point();
+      const int rc = RunStep(steps[k]);
+      if (rc != PRUNER_OK) return rc;
+      if (step_seconds != nullptr) {
+        step_seconds[k] = std::chrono::duration<double>(Clock::now() - start).count();
       }
     }
     for (int i = 0; i < num_outputs; ++i) {
-      std::memcpy(out[i].data, Pointer(outputs[i].ref), outputs[i].elements * 4);
+      std::memcpy(out[i].data, Pointer(outputs[i].ref), outputs[i].bytes());
     }
     error.clear();
     return PRUNER_OK;
@@ -375,16 +487,51 @@ const int64_t* pruner_model_output_shape(const pruner_model* m, int i) {
   return p == nullptr ? nullptr : p->shape.data();
 }
 int pruner_model_input_dtype(const pruner_model* m, int i) {
-  return PortOf(m, i, true) == nullptr ? 0 : PRUNER_FLOAT32;
+  const Port* p = PortOf(m, i, true);
+  return p == nullptr ? 0 : static_cast<int>(p->dtype);
 }
 int pruner_model_output_dtype(const pruner_model* m, int i) {
-  return PortOf(m, i, false) == nullptr ? 0 : PRUNER_FLOAT32;
+  const Port* p = PortOf(m, i, false);
+  return p == nullptr ? 0 : static_cast<int>(p->dtype);
 }
 
 int pruner_model_run(pruner_model* m, int num_inputs, const pruner_tensor* inputs,
                      int num_outputs, pruner_tensor* outputs) {
   if (m == nullptr) return PRUNER_ERROR_INVALID_ARGUMENT;
-  return m->Run(num_inputs, inputs, num_outputs, outputs);
+  return m->Run(num_inputs, inputs, num_outputs, outputs, nullptr);
+}
+
+int pruner_model_num_steps(const pruner_model* m) {
+  return m == nullptr ? 0 : static_cast<int>(m->steps.size());
+}
+
+static const Step* StepOf(const pruner_model* m, int index) {
+  if (m == nullptr || index < 0 || index >= static_cast<int>(m->steps.size())) return nullptr;
+  return &m->steps[index];
+}
+
+const char* pruner_model_step_name(const pruner_model* m, int i) {
+  const Step* s = StepOf(m, i);
+  return s == nullptr ? nullptr : s->name.c_str();
+}
+int pruner_model_step_kind(const pruner_model* m, int i) {
+  const Step* s = StepOf(m, i);
+  return s == nullptr ? 0 : static_cast<int>(s->kind);
+}
+double pruner_model_step_flops(const pruner_model* m, int i) {
+  const Step* s = StepOf(m, i);
+  if (s == nullptr) return -1;
+  return s->kind == PRUNER_STEP_KERNEL ? m->kernel_flops[s->kernel] : 0;
+}
+
+int pruner_model_run_profiled(pruner_model* m, int num_inputs, const pruner_tensor* inputs,
+                              int num_outputs, pruner_tensor* outputs, double* step_seconds) {
+  if (m == nullptr) return PRUNER_ERROR_INVALID_ARGUMENT;
+  if (step_seconds == nullptr && !m->steps.empty()) {
+    m->Fail("step_seconds is null");
+    return PRUNER_ERROR_INVALID_ARGUMENT;
+  }
+  return m->Run(num_inputs, inputs, num_outputs, outputs, step_seconds);
 }
 
 const char* pruner_model_last_error(const pruner_model* m) {

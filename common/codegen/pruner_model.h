@@ -10,8 +10,10 @@
  *     fprintf(stderr, "%s\n", pruner_model_last_error(m));
  *   pruner_model_free(m);
  *
- * Inputs and outputs are dense, row-major float32 arrays in the model's
- * order (names and shapes below). pruner_model_run checks every tensor's
+ * Inputs and outputs are dense, row-major arrays in the model's order
+ * (names, dtypes and shapes below): float32, except token ids and other
+ * indices, which are int64 or int32 as the model declares them. An index
+ * outside its table is refused with a message. pruner_model_run checks every tensor's
  * dtype, rank and shape against the model and refuses mismatches with a
  * message; it never reads or writes past the shapes it was given. A model
  * may be run from one thread at a time (load one per thread for more).
@@ -37,12 +39,12 @@ enum {
   PRUNER_ERROR_CORRUPT_PLAN = 4      /* the library's plan does not read back */
 };
 
-enum { PRUNER_FLOAT32 = 1 };
+enum { PRUNER_FLOAT32 = 1, PRUNER_INT32 = 2, PRUNER_INT64 = 3 };
 
 typedef struct pruner_model pruner_model;
 
 typedef struct {
-  int32_t dtype;         /* PRUNER_FLOAT32 */
+  int32_t dtype;         /* PRUNER_FLOAT32, PRUNER_INT32 or PRUNER_INT64 */
   int32_t rank;
   const int64_t* shape;  /* rank entries */
   void* data;            /* row-major; read for inputs, written for outputs */
@@ -71,6 +73,25 @@ int pruner_model_run(pruner_model* model, int num_inputs, const pruner_tensor* i
 /* The message of the last failed call on this model ("" if none). */
 const char* pruner_model_last_error(const pruner_model* model);
 
+/* Profiling: the plan's steps in execution order. A step is a kernel (a
+ * fused group of the model) or a data movement the runtime does itself. */
+enum {
+  PRUNER_STEP_KERNEL = 1,       /* a compiled kernel */
+  PRUNER_STEP_TRANSPOSE = 2,    /* a transpose copy */
+  PRUNER_STEP_COPY = 3,         /* a plain copy */
+  PRUNER_STEP_GATHER = 4,       /* rows of a table by index (an embedding lookup) */
+  PRUNER_STEP_STRIDED_COPY = 5  /* a block of rows: one concat input, or a slice */
+};
+int pruner_model_num_steps(const pruner_model* model);
+/* index out of range: null name, kind 0, flops -1. */
+const char* pruner_model_step_name(const pruner_model* model, int step);
+int pruner_model_step_kind(const pruner_model* model, int step);
+double pruner_model_step_flops(const pruner_model* model, int step); /* per run */
+/* pruner_model_run, timing each step: step_seconds[i] receives step i's
+ * wall time (num_steps entries). */
+int pruner_model_run_profiled(pruner_model* model, int num_inputs, const pruner_tensor* inputs,
+                              int num_outputs, pruner_tensor* outputs, double* step_seconds);
+
 /* ---- The plan format (internal to the compiler and the runtime). ----
  *
  * The library holds three globals the compiler emits:
@@ -83,21 +104,29 @@ const char* pruner_model_last_error(const pruner_model* model);
  * weights is 64-byte aligned with 64 readable bytes on both sides.
  *
  * plan: PRUNER_PLAN_MAGIC, PRUNER_PLAN_VERSION, arena_bytes, num_inputs,
- *       num_outputs, num_steps, strings_bytes, then the strings (names, each
- *       NUL-terminated, packed 8 per int64 little-endian... as raw bytes
- *       rounded up to whole int64s), then per input and per output:
- *       name_offset, rank, dims[rank], pool, offset;
- *       then per step: kind, and
- *         PRUNER_STEP_KERNEL:    kernel_index, num_args, (pool, offset) x num_args
- *         PRUNER_STEP_TRANSPOSE: (pool, offset) src, (pool, offset) dst, rank,
- *                                src dims[rank], perm[rank]
- *         PRUNER_STEP_COPY:      (pool, offset) src, (pool, offset) dst, bytes
+ *       num_outputs, num_kernels, num_steps, strings_bytes, then the strings
+ *       (names, each NUL-terminated, as raw bytes rounded up to whole
+ *       int64s), then per input and per output:
+ *         name_offset, dtype, rank, dims[rank], pool, offset;
+ *       per kernel: flops;
+ *       per step: kind, name_offset, and
+ *         PRUNER_STEP_KERNEL:       kernel_index, num_args, (pool, offset) x num_args
+ *         PRUNER_STEP_TRANSPOSE:    (pool, offset) src, (pool, offset) dst, rank,
+ *                                   src dims[rank], perm[rank]   (float32)
+ *         PRUNER_STEP_COPY:         (pool, offset) src, (pool, offset) dst, bytes
+ *         PRUNER_STEP_GATHER:       (pool, offset) table, (pool, offset) indices,
+ *                                   (pool, offset) dst, index_bytes (4 or 8),
+ *                                   outer, rows, count, row_bytes:
+ *             dst[o][i] = table[o][indices[i]] for o < outer, i < count, each
+ *             a row of row_bytes; the table has `rows` rows per o
+ *         PRUNER_STEP_STRIDED_COPY: (pool, offset) src, (pool, offset) dst,
+ *                                   outer, row_bytes, src_stride, dst_stride:
+ *             row o of row_bytes from src + o * src_stride to dst + o * dst_stride
  *       and PRUNER_PLAN_MAGIC again at the end.
  */
 #define PRUNER_PLAN_MAGIC 0x504c414e52554e50LL /* "PNURNALP" */
-#define PRUNER_PLAN_VERSION 1
+#define PRUNER_PLAN_VERSION 2
 enum { PRUNER_POOL_ARENA = 0, PRUNER_POOL_WEIGHTS = 1 };
-enum { PRUNER_STEP_KERNEL = 1, PRUNER_STEP_TRANSPOSE = 2, PRUNER_STEP_COPY = 3 };
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/codegen/pruner_model.h"
 
 namespace pruner {
@@ -19,6 +22,12 @@ struct CompiledModel::Api {
   decltype(&pruner_model_output_rank) output_rank = nullptr;
   decltype(&pruner_model_input_shape) input_shape = nullptr;
   decltype(&pruner_model_output_shape) output_shape = nullptr;
+  decltype(&pruner_model_input_dtype) input_dtype = nullptr;
+  decltype(&pruner_model_num_steps) num_steps = nullptr;
+  decltype(&pruner_model_step_name) step_name = nullptr;
+  decltype(&pruner_model_step_kind) step_kind = nullptr;
+  decltype(&pruner_model_step_flops) step_flops = nullptr;
+  decltype(&pruner_model_run_profiled) run_profiled = nullptr;
   decltype(&pruner_model_run) run = nullptr;
   decltype(&pruner_model_last_error) last_error = nullptr;
 };
@@ -55,6 +64,12 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Load(const std::st
       !Bind(m->handle_, "pruner_model_output_rank", &a.output_rank) ||
       !Bind(m->handle_, "pruner_model_input_shape", &a.input_shape) ||
       !Bind(m->handle_, "pruner_model_output_shape", &a.output_shape) ||
+      !Bind(m->handle_, "pruner_model_input_dtype", &a.input_dtype) ||
+      !Bind(m->handle_, "pruner_model_num_steps", &a.num_steps) ||
+      !Bind(m->handle_, "pruner_model_step_name", &a.step_name) ||
+      !Bind(m->handle_, "pruner_model_step_kind", &a.step_kind) ||
+      !Bind(m->handle_, "pruner_model_step_flops", &a.step_flops) ||
+      !Bind(m->handle_, "pruner_model_run_profiled", &a.run_profiled) ||
       !Bind(m->handle_, "pruner_model_run", &a.run) ||
       !Bind(m->handle_, "pruner_model_last_error", &a.last_error)) {
     return absl::InvalidArgumentError(
@@ -67,7 +82,12 @@ absl::StatusOr<std::unique_ptr<CompiledModel>> CompiledModel::Load(const std::st
   m->model_ = model;
   for (int i = 0; i < a.num_inputs(model); ++i) {
     const int64_t* s = a.input_shape(model, i);
-    m->inputs_.push_back({a.input_name(model, i), std::vector<int64_t>(s, s + a.input_rank(model, i))});
+    const int dtype = a.input_dtype(model, i);
+    m->inputs_.push_back({a.input_name(model, i),
+                          std::vector<int64_t>(s, s + a.input_rank(model, i)),
+                          dtype == PRUNER_INT64   ? DType::kInt64
+                          : dtype == PRUNER_INT32 ? DType::kInt32
+                                                  : DType::kFloat32});
   }
   for (int i = 0; i < a.num_outputs(model); ++i) {
     const int64_t* s = a.output_shape(model, i);
@@ -83,11 +103,56 @@ CompiledModel::~CompiledModel() {
 }
 
 absl::StatusOr<std::vector<Tensor>> CompiledModel::Run(const std::vector<Tensor>& inputs) {
+  return RunWith(inputs, nullptr);
+}
+
+absl::StatusOr<std::vector<CompiledModel::StepTime>> CompiledModel::Profile(
+    const std::vector<Tensor>& inputs, int runs) {
+  pruner_model* model = static_cast<pruner_model*>(model_);
+  const int n = api_->num_steps(model);
+  std::vector<StepTime> steps(n);
+  for (int i = 0; i < n; ++i) {
+    const int kind = api_->step_kind(model, i);
+    steps[i].name = api_->step_name(model, i);
+    steps[i].kind = kind == PRUNER_STEP_KERNEL         ? "kernel"
+                    : kind == PRUNER_STEP_TRANSPOSE    ? "transpose"
+                    : kind == PRUNER_STEP_GATHER       ? "gather"
+                    : kind == PRUNER_STEP_STRIDED_COPY ? "strided copy"
+                                                       : "copy";
+    steps[i].flops = api_->step_flops(model, i);
+  }
+  std::vector<double> seconds(n);
+  for (int r = 0; r < std::max(runs, 1); ++r) {
+    PRUNER_ASSIGN_OR_RETURN(std::vector<Tensor> ignored, RunWith(inputs, seconds.data()));
+    for (int i = 0; i < n; ++i) {
+      if (r == 0 || seconds[i] < steps[i].seconds) steps[i].seconds = seconds[i];
+    }
+  }
+  return steps;
+}
+
+absl::StatusOr<std::vector<Tensor>> CompiledModel::RunWith(const std::vector<Tensor>& inputs,
+                                                           double* step_seconds) {
   std::vector<pruner_tensor> in(inputs.size()), out(outputs_.size());
+  // Integer inputs: the Tensor's exact float values, converted.
+  std::vector<std::vector<int64_t>> int64_data(inputs.size());
+  std::vector<std::vector<int32_t>> int32_data(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
-    in[i] = {t.dtype == DType::kFloat32 ? PRUNER_FLOAT32 : 0, static_cast<int32_t>(t.shape.size()),
-             t.shape.data(), const_cast<float*>(t.data.data())};
+    void* data = const_cast<float*>(t.data.data());
+    int32_t dtype = 0;
+    if (t.dtype == DType::kFloat32) {
+      dtype = PRUNER_FLOAT32;
+    } else if (t.dtype == DType::kInt64) {
+      dtype = PRUNER_INT64;
+      int64_data[i].assign(t.data.begin(), t.data.end());
+      data = int64_data[i].data();
+    } else if (t.dtype == DType::kInt32) {
+      dtype = PRUNER_INT32;
+      int32_data[i].assign(t.data.begin(), t.data.end());
+      data = int32_data[i].data();
+    }
+    in[i] = {dtype, static_cast<int32_t>(t.shape.size()), t.shape.data(), data};
   }
   std::vector<Tensor> results(outputs_.size());
   for (size_t i = 0; i < outputs_.size(); ++i) {
@@ -96,8 +161,12 @@ absl::StatusOr<std::vector<Tensor>> CompiledModel::Run(const std::vector<Tensor>
               results[i].shape.data(), results[i].data.data()};
   }
   pruner_model* model = static_cast<pruner_model*>(model_);
-  const int rc = api_->run(model, static_cast<int>(in.size()), in.data(),
-                           static_cast<int>(out.size()), out.data());
+  const int rc =
+      step_seconds == nullptr
+          ? api_->run(model, static_cast<int>(in.size()), in.data(), static_cast<int>(out.size()),
+                      out.data())
+          : api_->run_profiled(model, static_cast<int>(in.size()), in.data(),
+                               static_cast<int>(out.size()), out.data(), step_seconds);
   if (rc == PRUNER_ERROR_INVALID_ARGUMENT) {
     return absl::InvalidArgumentError(api_->last_error(model));
   }

@@ -19,6 +19,14 @@ class CompiledModel {
   struct Port {
     std::string name;
     std::vector<int64_t> shape;
+    DType dtype = DType::kFloat32;  // float32, or int64/int32 indices
+  };
+  // One step of the library's plan, timed (Profile).
+  struct StepTime {
+    std::string name;  // the fused group (a kernel) or the node (data movement)
+    std::string kind;  // "kernel", "transpose", "copy", "gather", "strided copy"
+    double flops = 0;  // per run; 0 for data movement
+    double seconds = 0;
   };
 
   // dlopens the library (RTLD_LOCAL: models coexist; RTLD_NODELETE: its
@@ -35,11 +43,19 @@ class CompiledModel {
 
   // Inputs in the model's order; shape or count mismatches are the
   // runtime's InvalidArgument, with its message.
+  // Integer inputs are Tensors of dtype int64/int32 (values held as floats,
+  // as Tensor does), converted here.
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs);
+
+  // Runs `runs` times, timing each step; each step's fastest time, in plan
+  // order.
+  absl::StatusOr<std::vector<StepTime>> Profile(const std::vector<Tensor>& inputs, int runs);
 
  private:
   struct Api;
   CompiledModel() = default;
+  absl::StatusOr<std::vector<Tensor>> RunWith(const std::vector<Tensor>& inputs,
+                                              double* step_seconds);
   void* handle_ = nullptr;
   std::unique_ptr<Api> api_;
   void* model_ = nullptr;

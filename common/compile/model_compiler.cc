@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "common/base/absl_compat.h"
 #include "common/base/status_macros.h"
 #include "common/codegen/child_process.h"
 #include "common/codegen/cpu_build.h"
@@ -38,19 +39,61 @@ struct Ref {
   int64_t offset = 0;
 };
 
-// A kernel argument before the memory plan: a tensor (its storage root)
-// or a weight in a kernel's layout (index into weight_blocks).
+// A step argument before the memory plan: a tensor (its storage root, at
+// `byte_offset` into it) or a weight block (index into the blocks).
 struct Arg {
   TensorId tensor = -1;
   int weight_block = -1;
+  int64_t byte_offset = 0;
 };
 
+// The last argument of every step is what it writes.
 struct PlanStep {
   int kind = PRUNER_STEP_KERNEL;
+  std::string name;
   int kernel = -1;
-  std::vector<Arg> args;  // transpose: {src, dst}
-  std::vector<int64_t> dims, perm;
+  std::vector<Arg> args;  // kernel: inputs, output; transpose, copies: src, dst;
+                          // gather: table, indices, dst
+  std::vector<int64_t> dims, perm;  // transpose
+  std::vector<int64_t> ints;        // gather and strided copy: pruner_model.h's fields
 };
+
+int64_t ElementBytes(const GraphTensor& t) { return DTypeBytes(t.dtype); }
+
+// Product of the extents before / after `axis`.
+int64_t Outer(const std::vector<int64_t>& shape, int axis) {
+  int64_t n = 1;
+  for (int d = 0; d < axis; ++d) n *= shape[d];
+  return n;
+}
+int64_t Inner(const std::vector<int64_t>& shape, int axis) {
+  int64_t n = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d) n *= shape[d];
+  return n;
+}
+
+int32_t PortDType(DType t) {
+  return t == DType::kInt64 ? PRUNER_INT64 : t == DType::kInt32 ? PRUNER_INT32 : PRUNER_FLOAT32;
+}
+
+// A weight's values as the bytes of its dtype, row-major.
+std::string RowMajorBytes(const GraphTensor& t) {
+  std::string bytes;
+  if (t.dtype == DType::kFloat32) {
+    bytes.assign(reinterpret_cast<const char*>(t.data->data()), t.data->size() * sizeof(float));
+    return bytes;
+  }
+  for (float v : *t.data) {
+    if (t.dtype == DType::kInt64) {
+      const int64_t i = static_cast<int64_t>(v);
+      bytes.append(reinterpret_cast<const char*>(&i), 8);
+    } else {
+      const int32_t i = static_cast<int32_t>(v);
+      bytes.append(reinterpret_cast<const char*>(&i), 4);
+    }
+  }
+  return bytes;
+}
 
 struct PlannedKernel {
   Program program;
@@ -149,8 +192,94 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
   std::vector<PlanStep> steps;
   // Weights as kernels read them: (tensor, layout) -> block.
   std::map<std::pair<TensorId, std::vector<int>>, int> block_of;
-  std::vector<std::vector<float>> block_data;
   CompileReport report;
+
+  std::vector<std::string> block_data;  // bytes of each weight block
+  std::map<TensorId, int> raw_block_of;  // weight root -> its row-major block
+  // A tensor read by a data-movement step: arena storage, or a weight's
+  // row-major block.
+  auto source_arg = [&](TensorId t) -> absl::StatusOr<Arg> {
+    const GraphTensor& source = g.tensor(root[t]);
+    if (source.kind != TensorKind::kWeight) return Arg{t, -1, 0};
+    if (source.data == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("weight '", source.name, "' has no values: a model needs its weights"));
+    }
+    auto b = raw_block_of.find(root[t]);
+    if (b == raw_block_of.end()) {
+      b = raw_block_of.emplace(root[t], static_cast<int>(block_data.size())).first;
+      block_data.push_back(RowMajorBytes(source));
+    }
+    return Arg{-1, b->second, 0};
+  };
+  // Transpose, gather, concat and slice: copies the runtime makes itself.
+  auto add_layout_steps = [&](const GraphNode& node) -> absl::Status {
+    const GraphTensor& out = g.tensor(node.output);
+    const int axis = node.attrs.axis;
+    if (node.kind != NodeKind::kGather) {
+      for (TensorId in : node.inputs) {
+        if (g.tensor(in).dtype != DType::kFloat32) {
+          return absl::UnimplementedError(absl::StrCat(
+              ToAbsl(NodeKindName(node.kind)), " '", node.name, "' of integer tensor '",
+              g.tensor(in).name, "' (integer tensors may only be gather indices)"));
+        }
+      }
+    }
+    PlanStep step;
+    step.name = node.name;
+    if (node.kind == NodeKind::kTranspose) {
+      step.kind = PRUNER_STEP_TRANSPOSE;
+      PRUNER_ASSIGN_OR_RETURN(Arg src, source_arg(node.inputs[0]));
+      step.args = {src, Arg{node.output, -1, 0}};
+      step.dims = g.tensor(node.inputs[0]).shape;
+      for (int p : node.attrs.perm) step.perm.push_back(p);
+      steps.push_back(std::move(step));
+      return absl::OkStatus();
+    }
+    if (node.kind == NodeKind::kGather) {
+      const GraphTensor& table = g.tensor(node.inputs[0]);
+      const GraphTensor& indices = g.tensor(node.inputs[1]);
+      step.kind = PRUNER_STEP_GATHER;
+      PRUNER_ASSIGN_OR_RETURN(Arg table_arg, source_arg(node.inputs[0]));
+      PRUNER_ASSIGN_OR_RETURN(Arg index_arg, source_arg(node.inputs[1]));
+      step.args = {table_arg, index_arg, Arg{node.output, -1, 0}};
+      step.ints = {ElementBytes(indices), Outer(table.shape, axis), table.shape[axis],
+                   NumElements(indices.shape), Inner(table.shape, axis) * ElementBytes(table)};
+      steps.push_back(std::move(step));
+      return absl::OkStatus();
+    }
+    // Concat (one strided copy per input) and slice (one strided copy).
+    const int64_t outer = Outer(out.shape, axis);
+    const int64_t inner_bytes = Inner(out.shape, axis) * ElementBytes(out);
+    if (node.kind == NodeKind::kSlice) {
+      const GraphTensor& x = g.tensor(node.inputs[0]);
+      step.kind = PRUNER_STEP_STRIDED_COPY;
+      PRUNER_ASSIGN_OR_RETURN(Arg src, source_arg(node.inputs[0]));
+      src.byte_offset = node.attrs.begin * inner_bytes;
+      step.args = {src, Arg{node.output, -1, 0}};
+      const int64_t row = (node.attrs.end - node.attrs.begin) * inner_bytes;
+      step.ints = {outer, row, x.shape[axis] * inner_bytes, row};
+      steps.push_back(std::move(step));
+      return absl::OkStatus();
+    }
+    if (node.kind != NodeKind::kConcat) {
+      return absl::InternalError(
+          absl::StrCat("no runtime step for ", ToAbsl(NodeKindName(node.kind))));
+    }
+    int64_t column = 0;
+    for (TensorId in : node.inputs) {
+      PlanStep piece;
+      piece.kind = PRUNER_STEP_STRIDED_COPY;
+      piece.name = node.name;
+      PRUNER_ASSIGN_OR_RETURN(Arg src, source_arg(in));
+      const int64_t row = g.tensor(in).shape[axis] * inner_bytes;
+      piece.args = {src, Arg{node.output, -1, column}};
+      piece.ints = {outer, row, row, out.shape[axis] * inner_bytes};
+      column += row;
+      steps.push_back(std::move(piece));
+    }
+    return absl::OkStatus();
+  };
 
   const std::vector<FusedGroup> groups = FuseGraph(g);
   for (const FusedGroup& group : groups) {
@@ -160,12 +289,7 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
         root[group.output] = root[first.inputs[0]];
         continue;
       }
-      PlanStep step;
-      step.kind = PRUNER_STEP_TRANSPOSE;
-      step.args = {Arg{first.inputs[0], -1}, Arg{group.output, -1}};
-      step.dims = g.tensor(first.inputs[0]).shape;
-      for (int p : first.attrs.perm) step.perm.push_back(p);
-      steps.push_back(std::move(step));
+      PRUNER_RETURN_IF_ERROR(add_layout_steps(first));
       continue;
     }
     PRUNER_ASSIGN_OR_RETURN(ComputeDag dag_value, GroupToDag(g, group));
@@ -215,6 +339,7 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
     PlannedKernel& k = kernels[kernel_index];
     ++k.info.occurrences;
     PlanStep step;
+    step.name = k.info.name;
     step.kernel = kernel_index;
     for (size_t i = 0; i < group.inputs.size(); ++i) {
       const TensorId in = group.inputs[i];
@@ -226,7 +351,7 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
       }
       const GraphTensor& source = g.tensor(root[in]);
       if (source.kind != TensorKind::kWeight) {
-        step.args.push_back(Arg{in, -1});
+        step.args.push_back(Arg{in, -1, 0});
         continue;
       }
       if (source.data == nullptr) {
@@ -241,11 +366,12 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
         t.data = *source.data;
         PRUNER_ASSIGN_OR_RETURN(std::vector<float> laid_out, InputInBufferLayout(buffer, t));
         b = block_of.emplace(block_key, static_cast<int>(block_data.size())).first;
-        block_data.push_back(std::move(laid_out));
+        block_data.emplace_back(reinterpret_cast<const char*>(laid_out.data()),
+                                laid_out.size() * sizeof(float));
       }
-      step.args.push_back(Arg{-1, b->second});
+      step.args.push_back(Arg{-1, b->second, 0});
     }
-    step.args.push_back(Arg{group.output, -1});
+    step.args.push_back(Arg{group.output, -1, 0});
     steps.push_back(std::move(step));
   }
   progress(absl::StrCat(groups.size(), " fused groups, ", kernels.size(), " distinct kernels, ",
@@ -255,9 +381,9 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
   // first and after the last.
   std::vector<int64_t> block_offset;
   std::string weights(kAlign, '\0');
-  for (const std::vector<float>& data : block_data) {
+  for (const std::string& data : block_data) {
     block_offset.push_back(static_cast<int64_t>(weights.size()));
-    weights.append(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));
+    weights.append(data);
     weights.resize(RoundUp(static_cast<int64_t>(weights.size())), '\0');
   }
   weights.append(kAlign, '\0');
@@ -282,7 +408,9 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
   }
   Arena arena;
   std::vector<int64_t> offset(num_tensors, -1);
-  auto bytes_of = [&](TensorId t) { return NumElements(g.tensor(t).shape) * 4; };
+  auto bytes_of = [&](TensorId t) {
+    return NumElements(g.tensor(t).shape) * ElementBytes(g.tensor(t));
+  };
   for (TensorId in : model.inputs) {
     offset[in] = arena.Allocate(bytes_of(in));
     report.unshared_bytes += RoundUp(bytes_of(in));
@@ -306,35 +434,37 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
   report.arena_bytes = arena.size();
   report.steps = num_steps;
 
-  // A transpose reads its input from the arena; one of a weight would need
-  // the weight's row-major block as well. PyTorch's exports fold those at
-  // import (constant folding), so a graph that still has one is refused.
-  for (const PlanStep& s : steps) {
-    if (s.kind != PRUNER_STEP_TRANSPOSE) continue;
-    const TensorId r = root[s.args[0].tensor];
-    if (g.tensor(r).kind == TensorKind::kWeight) {
-      return absl::UnimplementedError(absl::StrCat(
-          "a transpose of weight '", g.tensor(r).name, "' at run time (fold it at import)"));
-    }
-  }
   auto ref_of = [&](const Arg& a) -> Ref {
-    if (a.weight_block >= 0) return Ref{PRUNER_POOL_WEIGHTS, block_offset[a.weight_block]};
-    return Ref{PRUNER_POOL_ARENA, offset[root[a.tensor]]};
+    if (a.weight_block >= 0) {
+      return Ref{PRUNER_POOL_WEIGHTS, block_offset[a.weight_block] + a.byte_offset};
+    }
+    return Ref{PRUNER_POOL_ARENA, offset[root[a.tensor]] + a.byte_offset};
   };
 
   // ---- The plan, as pruner_model.h lays it out.
-  std::vector<int64_t> plan = {PRUNER_PLAN_MAGIC, PRUNER_PLAN_VERSION, report.arena_bytes,
+  std::vector<int64_t> plan = {PRUNER_PLAN_MAGIC,
+                               PRUNER_PLAN_VERSION,
+                               report.arena_bytes,
                                static_cast<int64_t>(model.inputs.size()),
-                               static_cast<int64_t>(model.outputs.size()), num_steps};
+                               static_cast<int64_t>(model.outputs.size()),
+                               static_cast<int64_t>(kernels.size()),
+                               num_steps};
   std::string strings;
-  std::vector<int64_t> name_offsets;
-  for (const std::vector<std::string>* names : {&model.input_names, &model.output_names}) {
-    for (const std::string& n : *names) {
-      name_offsets.push_back(static_cast<int64_t>(strings.size()));
-      strings += n;
+  std::map<std::string, int64_t> string_offset;
+  auto intern = [&](const std::string& text) {
+    auto [it, added] = string_offset.emplace(text, static_cast<int64_t>(strings.size()));
+    if (added) {
+      strings += text;
       strings.push_back('\0');
     }
+    return it->second;
+  };
+  std::vector<int64_t> name_offsets;
+  for (const std::vector<std::string>* names : {&model.input_names, &model.output_names}) {
+    for (const std::string& n : *names) name_offsets.push_back(intern(n));
   }
+  std::vector<int64_t> step_names;
+  for (const PlanStep& s : steps) step_names.push_back(intern(s.name));
   plan.push_back(static_cast<int64_t>(strings.size()));
   strings.resize((strings.size() + 7) / 8 * 8, '\0');
   for (size_t i = 0; i < strings.size(); i += 8) {
@@ -346,6 +476,7 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
   for (const std::vector<TensorId>* ports : {&model.inputs, &model.outputs}) {
     for (TensorId t : *ports) {
       plan.push_back(name_offsets[name_index++]);
+      plan.push_back(PortDType(g.tensor(t).dtype));
       const std::vector<int64_t>& shape = g.tensor(t).shape;
       plan.push_back(static_cast<int64_t>(shape.size()));
       plan.insert(plan.end(), shape.begin(), shape.end());
@@ -354,8 +485,11 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
       plan.push_back(r.offset);
     }
   }
-  for (const PlanStep& s : steps) {
+  for (const PlannedKernel& k : kernels) plan.push_back(static_cast<int64_t>(k.info.flops));
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const PlanStep& s = steps[i];
     plan.push_back(s.kind);
+    plan.push_back(step_names[i]);
     if (s.kind == PRUNER_STEP_KERNEL) {
       plan.push_back(s.kernel);
       plan.push_back(static_cast<int64_t>(s.args.size()));
@@ -370,6 +504,7 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
       plan.insert(plan.end(), s.dims.begin(), s.dims.end());
       plan.insert(plan.end(), s.perm.begin(), s.perm.end());
     }
+    plan.insert(plan.end(), s.ints.begin(), s.ints.end());
   }
   plan.push_back(PRUNER_PLAN_MAGIC);
 
@@ -378,9 +513,12 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
   const std::filesystem::path work =
       out_path.parent_path() / (out_path.filename().string() + ".build");
   std::error_code ec;
-  std::filesystem::remove_all(work, ec);
-  std::filesystem::create_directories(work, ec);
-  if (ec) return absl::InternalError(absl::StrCat("cannot create '", work.string(), "'"));
+  std::filesystem::remove_all(work, ec);  // a leftover of an interrupted run, if any
+  ec.clear();
+  std::filesystem::create_directories(work, ec);  // the output's directory too
+  if (ec) {
+    return absl::InternalError(absl::StrCat("cannot create '", work.string(), "': ", ec.message()));
+  }
   LlvmCpuTarget target;
   target.cpu = llvm_cpu;
   ModelData data;

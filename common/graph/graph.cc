@@ -35,6 +35,9 @@ std::string_view NodeKindName(NodeKind kind) {
     case NodeKind::kPow: return "pow";
     case NodeKind::kReshape: return "reshape";
     case NodeKind::kTranspose: return "transpose";
+    case NodeKind::kGather: return "gather";
+    case NodeKind::kConcat: return "concat";
+    case NodeKind::kSlice: return "slice";
   }
   return "?";
 }
@@ -50,7 +53,10 @@ NodeClass ClassOf(NodeKind kind) {
     case NodeKind::kSoftmax:
     case NodeKind::kLayerNorm: return NodeClass::kAnchor;
     case NodeKind::kReshape:
-    case NodeKind::kTranspose: return NodeClass::kLayout;
+    case NodeKind::kTranspose:
+    case NodeKind::kGather:
+    case NodeKind::kConcat:
+    case NodeKind::kSlice: return NodeClass::kLayout;
     default: return NodeClass::kElementwise;
   }
 }

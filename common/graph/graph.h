@@ -1,4 +1,4 @@
-// A small graph IR for whole networks: float32 tensors with static shapes and
+// A small graph IR for whole networks: tensors with static shapes and
 // nodes that name an operator kind, its attributes and its input tensors.
 //
 // A Graph is the intake format of the tuning service: built-in networks are
@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "common/ir/dtype.h"
 
 namespace pruner {
 
@@ -49,9 +51,15 @@ enum class NodeKind : uint8_t {
   kSqrt,      // sqrt(x)
   kSigmoid,   // 1 / (1 + exp(-x))
   kPow,       // x ** attrs.scalar, for exponents 0.5, 1, 2 and 3
-  // Layout ops: views, never part of a group (see fusion.h).
+  // Layout ops: data movement, never part of a group (see fusion.h); the
+  // compiled model's runtime runs them as copies (reshape: none at all).
   kReshape,    // (x) -> attrs.shape (one entry may be -1)
   kTranspose,  // (x) -> x.shape permuted by attrs.perm
+  kGather,     // (table, indices int32/int64) -> table.shape with axis attrs.axis replaced
+               // by indices.shape: an embedding lookup (axis 0) or a take along an axis;
+               // a negative index counts from the end
+  kConcat,     // (x0, x1, ...) -> joined along attrs.axis
+  kSlice,      // (x) -> x[..., attrs.begin:attrs.end, ...] on axis attrs.axis (step 1)
 };
 
 // "conv2d", "dense", "batch_matmul", "max_pool2d", ..., "reshape", "transpose".
@@ -75,11 +83,15 @@ struct NodeAttrs {
   int64_t dilation_w = 1;
   int64_t groups = 1;          // conv2d only
   bool transpose_b = false;    // batch_matmul
-  int axis = 1;  // bias_add: the axis the bias runs along; softmax: the last axis (or -1)
+  // bias_add: the axis the bias runs along; softmax: the last axis (or -1);
+  // gather, concat, slice: the axis they work on (non-negative).
+  int axis = 1;
   double scalar = 1.0;         // scale: the factor; pow: the exponent
   double eps = 1e-5;           // layer_norm
   std::vector<int64_t> shape;  // reshape: the new shape, one entry may be -1
   std::vector<int> perm;       // transpose: output axis i is input axis perm[i]
+  int64_t begin = 0;           // slice: [begin, end) of attrs.axis, 0 <= begin < end <= extent
+  int64_t end = 0;
 };
 
 enum class TensorKind : uint8_t { kInput, kWeight, kIntermediate };
@@ -88,6 +100,9 @@ struct GraphTensor {
   std::string name;
   std::vector<int64_t> shape;
   TensorKind kind = TensorKind::kIntermediate;
+  // float32, except integer indices: inputs or weights read only as a
+  // gather's indices (and reshapes of them).
+  DType dtype = DType::kFloat32;
   int producer = -1;  // node id for intermediates, -1 otherwise
   // A weight's values, row-major, when the graph carries them (imported
   // models); null otherwise. Shared, so copying a Graph never copies weights,

@@ -20,7 +20,8 @@ void GraphBuilder::Fail(absl::Status status) {
   if (status_.ok()) status_ = std::move(status);
 }
 
-TensorId GraphBuilder::NewTensor(std::string name, std::vector<int64_t> shape, TensorKind kind) {
+TensorId GraphBuilder::NewTensor(std::string name, std::vector<int64_t> shape, TensorKind kind,
+                                 DType dtype) {
   for (const GraphTensor& t : graph_.tensors_) {
     if (t.name == name) {
       Fail(absl::InvalidArgumentError(
@@ -32,6 +33,7 @@ TensorId GraphBuilder::NewTensor(std::string name, std::vector<int64_t> shape, T
   t.name = std::move(name);
   t.shape = std::move(shape);
   t.kind = kind;
+  t.dtype = dtype;
   graph_.tensors_.push_back(std::move(t));
   return static_cast<TensorId>(graph_.tensors_.size()) - 1;
 }
@@ -46,19 +48,36 @@ absl::Status GraphBuilder::CheckShape(const char* what, const std::string& name,
                                                  " must have rank >= 1 and positive extents"));
 }
 
-TensorId GraphBuilder::Input(std::string name, std::vector<int64_t> shape) {
+absl::Status GraphBuilder::CheckDType(DType dtype, const std::string& name) const {
+  if (dtype == DType::kFloat32 || dtype == DType::kInt32 || dtype == DType::kInt64) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat("tensor '", name, "' has dtype ",
+                                                 ToAbsl(DTypeName(dtype)),
+                                                 "; graphs hold float32 and integer indices"));
+}
+
+TensorId GraphBuilder::Input(std::string name, std::vector<int64_t> shape, DType dtype) {
   if (!status_.ok()) return -1;
   if (absl::Status s = CheckShape("input", name, shape); !s.ok()) {
     Fail(std::move(s));
     return -1;
   }
-  return NewTensor(std::move(name), std::move(shape), TensorKind::kInput);
+  if (absl::Status s = CheckDType(dtype, name); !s.ok()) {
+    Fail(std::move(s));
+    return -1;
+  }
+  return NewTensor(std::move(name), std::move(shape), TensorKind::kInput, dtype);
 }
 
 TensorId GraphBuilder::Weight(std::string name, std::vector<int64_t> shape,
-                              std::shared_ptr<const std::vector<float>> data) {
+                              std::shared_ptr<const std::vector<float>> data, DType dtype) {
   if (!status_.ok()) return -1;
   if (absl::Status s = CheckShape("weight", name, shape); !s.ok()) {
+    Fail(std::move(s));
+    return -1;
+  }
+  if (absl::Status s = CheckDType(dtype, name); !s.ok()) {
     Fail(std::move(s));
     return -1;
   }
@@ -68,7 +87,8 @@ TensorId GraphBuilder::Weight(std::string name, std::vector<int64_t> shape,
                                                  " values")));
     return -1;
   }
-  const TensorId id = NewTensor(std::move(name), std::move(shape), TensorKind::kWeight);
+  const TensorId id = NewTensor(std::move(name), std::move(shape), TensorKind::kWeight, dtype);
+  if (id < 0) return -1;
   graph_.tensors_[id].data = std::move(data);
   return id;
 }
@@ -99,6 +119,17 @@ TensorId GraphBuilder::AddNode(NodeKind kind, std::vector<TensorId> inputs, Node
       return -1;
     }
     shapes.push_back(graph_.tensors_[inputs[i]].shape);
+    const DType dtype = graph_.tensors_[inputs[i]].dtype;
+    const bool may_be_int = kind == NodeKind::kReshape || (kind == NodeKind::kGather && i == 1);
+    const bool must_be_int = kind == NodeKind::kGather && i == 1;
+    if (must_be_int ? !IsInt(dtype) : (dtype != DType::kFloat32 && !may_be_int)) {
+      Fail(absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(NodeKindName(kind)), " '", name, "': input ", i, " '",
+          graph_.tensors_[inputs[i]].name, "' is ", ToAbsl(DTypeName(dtype)), "; ",
+          must_be_int ? "gather indices must be int32 or int64"
+                      : "integer tensors may only be gather indices")));
+      return -1;
+    }
   }
   absl::StatusOr<std::vector<int64_t>> shape = InferShape(kind, name, attrs, shapes);
   if (!shape.ok()) {
@@ -107,7 +138,9 @@ TensorId GraphBuilder::AddNode(NodeKind kind, std::vector<TensorId> inputs, Node
   }
   // Keep the resolved shape so that later passes never see a -1.
   if (kind == NodeKind::kReshape) attrs.shape = *shape;
-  const TensorId out = NewTensor(name, *std::move(shape), TensorKind::kIntermediate);
+  const DType out_dtype =
+      kind == NodeKind::kReshape ? graph_.tensors_[inputs[0]].dtype : DType::kFloat32;
+  const TensorId out = NewTensor(name, *std::move(shape), TensorKind::kIntermediate, out_dtype);
   if (out < 0) return -1;
   GraphNode node;
   node.id = static_cast<int>(graph_.nodes_.size());

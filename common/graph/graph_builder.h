@@ -31,13 +31,18 @@ class GraphBuilder {
  public:
   explicit GraphBuilder(std::string graph_name = "graph");
 
-  TensorId Input(std::string name, std::vector<int64_t> shape);
+  // Integer dtypes (int32, int64) are for indices: such a tensor may only be
+  // a gather's indices, or reshaped on the way there.
+  TensorId Input(std::string name, std::vector<int64_t> shape, DType dtype = DType::kFloat32);
   // `data`, when given, holds the weight's values row-major (an imported
   // model's initializer); its size must match the shape.
   TensorId Weight(std::string name, std::vector<int64_t> shape,
-                  std::shared_ptr<const std::vector<float>> data = nullptr);
+                  std::shared_ptr<const std::vector<float>> data = nullptr,
+                  DType dtype = DType::kFloat32);
   // A node of any kind over explicit inputs. An empty name gets
-  // "<scope>.<kind>_<n>" (n counts nodes of that kind in the scope).
+  // "<scope>.<kind>_<n>" (n counts nodes of that kind in the scope). Every
+  // input is float32 except a gather's indices (int32 or int64) and a
+  // reshape's input (whose dtype its output keeps).
   TensorId AddNode(NodeKind kind, std::vector<TensorId> inputs, NodeAttrs attrs = {},
                    std::string name = "");
 
@@ -91,12 +96,18 @@ class GraphBuilder {
 
   // Shape of a tensor built so far (empty for -1 after an error).
   const std::vector<int64_t>& Shape(TensorId x) const;
+  // Dtype of a tensor built so far (float32 for -1 after an error).
+  DType dtype(TensorId x) const {
+    return Valid(x) ? graph_.tensors_[x].dtype : DType::kFloat32;
+  }
   const absl::Status& status() const { return status_; }
 
   absl::StatusOr<Graph> Build() &&;
 
  private:
-  TensorId NewTensor(std::string name, std::vector<int64_t> shape, TensorKind kind);
+  TensorId NewTensor(std::string name, std::vector<int64_t> shape, TensorKind kind,
+                     DType dtype = DType::kFloat32);
+  absl::Status CheckDType(DType dtype, const std::string& name) const;
   bool Valid(TensorId x) const {
     return x >= 0 && x < static_cast<TensorId>(graph_.tensors_.size());
   }

@@ -1,5 +1,6 @@
 #include "common/graph/graph_reference.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -25,12 +26,74 @@ Tensor TransposeTensor(const Tensor& x, const std::vector<int>& perm) {
   return out;
 }
 
-absl::StatusOr<Tensor> RunView(const GraphNode& node, const Tensor& x,
-                               const std::vector<int64_t>& out_shape) {
-  if (node.kind == NodeKind::kTranspose) return TransposeTensor(x, node.attrs.perm);
-  Tensor out = x;
-  out.shape = out_shape;
-  return out;
+// A layout node's inputs as (outer, axis, inner) blocks: outer counts the
+// positions before `axis`, inner the elements after it.
+int64_t Outer(const std::vector<int64_t>& shape, int axis) {
+  int64_t n = 1;
+  for (int d = 0; d < axis; ++d) n *= shape[d];
+  return n;
+}
+int64_t Inner(const std::vector<int64_t>& shape, int axis) {
+  int64_t n = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d) n *= shape[d];
+  return n;
+}
+
+absl::StatusOr<Tensor> RunLayout(const GraphNode& node, const std::vector<const Tensor*>& in,
+                                 const std::vector<int64_t>& out_shape) {
+  const Tensor& x = *in[0];
+  const int axis = node.attrs.axis;
+  Tensor out = Tensor::Zeros(out_shape, x.dtype);
+  switch (node.kind) {
+    case NodeKind::kTranspose: return TransposeTensor(x, node.attrs.perm);
+    case NodeKind::kGather: {
+      const Tensor& indices = *in[1];
+      const int64_t outer = Outer(x.shape, axis), rows = x.shape[axis];
+      const int64_t inner = Inner(x.shape, axis), count = indices.num_elements();
+      for (int64_t i = 0; i < count; ++i) {
+        int64_t row = static_cast<int64_t>(indices.data[i]);
+        if (row < 0) row += rows;
+        if (row < 0 || row >= rows) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "gather '", node.name, "': index ", indices.data[i], " is outside [", -rows, ", ",
+              rows, ")"));
+        }
+        for (int64_t o = 0; o < outer; ++o) {
+          std::copy_n(x.data.begin() + (o * rows + row) * inner, inner,
+                      out.data.begin() + (o * count + i) * inner);
+        }
+      }
+      return out;
+    }
+    case NodeKind::kConcat: {
+      const int64_t outer = Outer(out_shape, axis);
+      const int64_t out_row = out_shape[axis] * Inner(out_shape, axis);
+      int64_t column = 0;
+      for (const Tensor* t : in) {
+        const int64_t row = t->shape[axis] * Inner(t->shape, axis);
+        for (int64_t o = 0; o < outer; ++o) {
+          std::copy_n(t->data.begin() + o * row, row, out.data.begin() + o * out_row + column);
+        }
+        column += row;
+      }
+      return out;
+    }
+    case NodeKind::kSlice: {
+      const int64_t outer = Outer(x.shape, axis), inner = Inner(x.shape, axis);
+      const int64_t in_row = x.shape[axis] * inner;
+      const int64_t out_row = (node.attrs.end - node.attrs.begin) * inner;
+      for (int64_t o = 0; o < outer; ++o) {
+        std::copy_n(x.data.begin() + o * in_row + node.attrs.begin * inner, out_row,
+                    out.data.begin() + o * out_row);
+      }
+      return out;
+    }
+    default: {
+      out = x;  // a reshape: the same data
+      out.shape = out_shape;
+      return out;
+    }
+  }
 }
 
 }  // namespace
@@ -66,8 +129,13 @@ absl::StatusOr<std::map<TensorId, Tensor>> RunGraph(const Graph& graph,
       inputs.push_back(it->second);
     }
     if (group.kind == GroupKind::kView) {
-      PRUNER_ASSIGN_OR_RETURN(values[group.output], RunView(graph.node(group.nodes[0]), inputs[0],
-                                                           graph.tensor(group.output).shape));
+      // The node's own inputs: the group's are deduplicated (concat(x, x)).
+      const GraphNode& node = graph.node(group.nodes[0]);
+      std::vector<const Tensor*> node_inputs;
+      for (TensorId in : node.inputs) node_inputs.push_back(&values.at(in));
+      PRUNER_ASSIGN_OR_RETURN(Tensor out,
+                              RunLayout(node, node_inputs, graph.tensor(group.output).shape));
+      values[group.output] = std::move(out);
       continue;
     }
     PRUNER_ASSIGN_OR_RETURN(const ComputeDag dag, GroupToDag(graph, group));
@@ -87,7 +155,7 @@ std::map<TensorId, Tensor> RandomFeeds(const Graph& graph, uint64_t seed) {
   for (TensorId id = 0; id < static_cast<TensorId>(graph.tensors().size()); ++id) {
     const GraphTensor& t = graph.tensor(id);
     if (t.kind == TensorKind::kIntermediate) continue;
-    feeds[id] = RandomTensor(t.shape, seed * 1000003 + static_cast<uint64_t>(id));
+    feeds[id] = RandomTensor(t.shape, seed * 1000003 + static_cast<uint64_t>(id), t.dtype);
   }
   return feeds;
 }
@@ -106,6 +174,7 @@ absl::StatusOr<std::map<TensorId, Tensor>> ModelFeeds(const Graph& graph,
           absl::StrCat("weight '", t.name, "' has no values (a built-in network?)"));
     }
     Tensor w;
+    w.dtype = t.dtype;
     w.shape = t.shape;
     w.data = *t.data;
     feeds[id] = std::move(w);

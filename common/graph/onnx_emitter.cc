@@ -199,7 +199,8 @@ bool IsSupportedOp(const std::string& op) {
       "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Clip",
       "Add", "Sub", "Mul", "Div", "MatMul", "Gemm", "Softmax", "LayerNormalization", "Pad",
       "ReduceMean", "Relu", "Erf", "Tanh", "Sqrt", "Sigmoid", "Pow", "Identity", "Dropout",
-      "Cast", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose"};
+      "Cast", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Gather", "Concat",
+      "Slice"};
   return kOps.count(op) > 0 || IsFoldable(op);
 }
 
@@ -255,15 +256,16 @@ TensorId Emitter::As(const Act& act, const Shape& shape) {
   return view;
 }
 
-TensorId Emitter::WeightOf(const std::string& name, const ConstTensor& value) {
+TensorId Emitter::WeightOf(const std::string& name, const ConstTensor& value, bool as_indices) {
   auto it = weights_.find(name);
   if (it != weights_.end()) return it->second;
+  const DType dtype = as_indices && !value.is_float ? DType::kInt64 : DType::kFloat32;
   std::shared_ptr<const std::vector<float>> data = value.floats;
   if (!value.is_float) {
     data = std::make_shared<const std::vector<float>>(value.ints.begin(), value.ints.end());
   }
   Shape shape = value.shape.empty() ? Shape{1} : value.shape;
-  const TensorId id = b_.Weight(name, std::move(shape), std::move(data));
+  const TensorId id = b_.Weight(name, std::move(shape), std::move(data), dtype);
   weights_[name] = id;
   return id;
 }
@@ -293,18 +295,20 @@ absl::StatusOr<OnnxModel> Emitter::Run() && {
   OnnxModel model;
   for (const onnx::ValueInfoProto& in : g.input()) {
     if (state_.consts.count(in.name()) > 0) continue;  // an initializer listed as input
+    // FLOAT, or INT64 / INT32 indices (token ids feeding an embedding).
     const int elem = in.type().tensor_type().elem_type();
-    if (elem != 1) {
+    if (elem != 1 && elem != 7 && elem != 6) {
       errors.push_back(absl::StrCat("input '", in.name(), "' has element type ", elem,
-                                    "; only float32 inputs are supported"));
+                                    "; inputs must be float32, or int64/int32 indices"));
       continue;
     }
+    const DType dtype = elem == 1 ? DType::kFloat32 : elem == 7 ? DType::kInt64 : DType::kInt32;
     auto shape = state_.shapes.find(in.name());
     if (shape == state_.shapes.end()) {
       errors.push_back(absl::StrCat("input '", in.name(), "' has no static shape"));
       continue;
     }
-    const TensorId id = b_.Input(in.name(), shape->second);
+    const TensorId id = b_.Input(in.name(), shape->second, dtype);
     Bind(in.name(), id, shape->second);
     model.inputs.push_back(id);
     model.input_names.push_back(in.name());
@@ -398,6 +402,9 @@ absl::Status Emitter::EmitNode(int i) {
   if (op == "Softmax") return EmitSoftmax(i);
   if (op == "LayerNormalization") return EmitLayerNorm(i);
   if (op == "Pad") return EmitPad(i);
+  if (op == "Gather") return EmitGather(i);
+  if (op == "Concat") return EmitConcat(i);
+  if (op == "Slice") return EmitSlice(i);
   if (op == "ReduceMean") {
     PRUNER_ASSIGN_OR_RETURN(const bool ln, TryLayerNormPattern(i));
     if (ln) return absl::OkStatus();
@@ -423,8 +430,12 @@ absl::Status Emitter::EmitNode(int i) {
     Bind(n.output(0), AddNode(NodeKind::kPow, {in.primary}, a, n.name()), in.shape);
     return absl::OkStatus();
   }
+  // A cast that keeps the dtype class: float to float, or integer indices
+  // to an integer type (int32 <-> int64 reads the same indices).
+  const bool int_act = IsInt(b_.dtype(in.primary));
+  const int64_t cast_to = AttrInt(n, "to", 1);
   if (op == "Identity" || op == "Dropout" ||
-      (op == "Cast" && AttrInt(n, "to", 1) == 1)) {
+      (op == "Cast" && (int_act ? (cast_to == 6 || cast_to == 7) : cast_to == 1))) {
     if (op == "Dropout" && n.output_size() > 1 && !n.output(1).empty() &&
         consumers_.count(n.output(1)) > 0) {
       return Unsupported(i, "its mask output is used");
@@ -465,6 +476,160 @@ absl::Status Emitter::EmitNode(int i) {
     return absl::OkStatus();
   }
   return Unsupported(i, "");
+}
+
+Emitter::Act Emitter::SliceAct(const Act& x, int axis, int64_t begin, int64_t end,
+                               const std::string& name) {
+  if (begin == 0 && end == x.shape[axis]) return x;
+  NodeAttrs a;
+  a.axis = axis;
+  a.begin = begin;
+  a.end = end;
+  const TensorId t = AddNode(NodeKind::kSlice, {Nd(x)}, a, name);
+  return Act{t, b_.Shape(t)};
+}
+
+absl::Status Emitter::EmitGather(int i) {
+  const onnx::NodeProto& n = node(i);
+  if (n.input_size() != 2) return absl::InvalidArgumentError("Gather takes data and indices");
+  const Act* data_act = ActOf(n.input(0));
+  const ConstTensor* data_const = ConstOf(n.input(0));
+  const Act* index_act = ActOf(n.input(1));
+  const ConstTensor* index_const = ConstOf(n.input(1));
+  const Shape data_shape = data_act != nullptr ? data_act->shape : data_const->shape;
+  const int64_t rank = static_cast<int64_t>(data_shape.size());
+  int64_t axis = AttrInt(n, "axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) {
+    return absl::InvalidArgumentError(absl::StrCat("axis ", AttrInt(n, "axis", 0),
+                                                   " is outside the data's rank ", rank));
+  }
+  auto expected = state_.shapes.find(n.output(0));
+  if (expected == state_.shapes.end()) {
+    return absl::InvalidArgumentError("ONNX shape inference gave no static output shape");
+  }
+  // Constant indices on an activation: a run of consecutive indices (x[:, 0],
+  // x[:, 2:5]) is a slice; the output's shape is a lazy reshape of it.
+  if (data_act != nullptr && index_const != nullptr && !index_const->is_float &&
+      index_const->size() > 0) {
+    const int64_t dim = data_shape[axis];
+    auto at = [&](int64_t k) {
+      const int64_t v = static_cast<int64_t>(index_const->at(k));
+      return v < 0 ? v + dim : v;
+    };
+    bool consecutive = at(0) >= 0 && at(0) + index_const->size() <= dim;
+    for (int64_t k = 1; consecutive && k < index_const->size(); ++k) {
+      consecutive = at(k) == at(0) + k;
+    }
+    if (consecutive) {
+      const Act sliced = SliceAct(*data_act, static_cast<int>(axis), at(0),
+                                  at(0) + index_const->size(), n.name());
+      Bind(n.output(0), sliced.primary, expected->second);
+      return absl::OkStatus();
+    }
+  }
+  if (index_const != nullptr && index_const->is_float) {
+    return absl::InvalidArgumentError("Gather indices must be integers");
+  }
+  if (index_act == nullptr && index_const == nullptr) return Unsupported(i, "");
+  const TensorId table = data_act != nullptr ? Nd(*data_act) : WeightOf(n.input(0), *data_const);
+  // Indices of rank 0 (a scalar) gather one row: as indices of shape [1],
+  // with the dropped axis restored by the lazy output shape.
+  TensorId indices;
+  if (index_act != nullptr) {
+    indices = Nd(*index_act);
+  } else {
+    ConstTensor c = *index_const;
+    if (c.shape.empty()) c.shape = {1};
+    indices = WeightOf(n.input(1), c, /*as_indices=*/true);
+  }
+  NodeAttrs a;
+  a.axis = static_cast<int>(axis);
+  const TensorId out = AddNode(NodeKind::kGather, {table, indices}, a, n.name());
+  Bind(n.output(0), out, expected->second);
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitConcat(int i) {
+  const onnx::NodeProto& n = node(i);
+  std::vector<TensorId> inputs;
+  Shape first;
+  for (const std::string& in : n.input()) {
+    if (const Act* act = ActOf(in); act != nullptr) {
+      inputs.push_back(Nd(*act));
+      if (first.empty()) first = act->shape;
+    } else if (const ConstTensor* c = ConstOf(in); c != nullptr) {
+      if (c->size() == 0) continue;  // an empty piece adds nothing
+      inputs.push_back(WeightOf(in, *c));
+      if (first.empty()) first = c->shape;
+    } else {
+      return Unsupported(i, "");
+    }
+  }
+  if (inputs.empty()) return absl::InvalidArgumentError("Concat of nothing");
+  int64_t axis = AttrInt(n, "axis", 0);
+  if (axis < 0) axis += static_cast<int64_t>(first.size());
+  NodeAttrs a;
+  a.axis = static_cast<int>(axis);
+  if (inputs.size() == 1) {
+    Bind(n.output(0), inputs[0], b_.Shape(inputs[0]));
+    return absl::OkStatus();
+  }
+  const TensorId out = AddNode(NodeKind::kConcat, inputs, a, n.name());
+  Bind(n.output(0), out, b_.Shape(out));
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::EmitSlice(int i) {
+  const onnx::NodeProto& n = node(i);
+  const Act* x = ActOf(n.input(0));
+  if (x == nullptr) return Unsupported(i, "");
+  auto ints = [&](int k, std::vector<int64_t>* out) -> absl::Status {
+    if (k >= n.input_size() || n.input(k).empty()) return absl::OkStatus();
+    const ConstTensor* c = ConstOf(n.input(k));
+    if (c == nullptr) return absl::UnimplementedError("Slice (bounds computed at run time)");
+    for (int64_t e = 0; e < c->size(); ++e) {
+      const double d = c->at(e);
+      // INT64_MAX/MIN ends arrive as doubles just past the int64 range.
+      out->push_back(d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(d));
+    }
+    return absl::OkStatus();
+  };
+  std::vector<int64_t> starts, ends, axes, steps;
+  PRUNER_RETURN_IF_ERROR(ints(1, &starts));
+  PRUNER_RETURN_IF_ERROR(ints(2, &ends));
+  PRUNER_RETURN_IF_ERROR(ints(3, &axes));
+  PRUNER_RETURN_IF_ERROR(ints(4, &steps));
+  if (axes.empty()) {
+    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size()) {
+    return absl::InvalidArgumentError("starts, ends, axes and steps differ in length");
+  }
+  Act act = *x;
+  const int64_t rank = static_cast<int64_t>(act.shape.size());
+  for (size_t k = 0; k < axes.size(); ++k) {
+    if (steps[k] != 1) return Unsupported(i, absl::StrCat("step ", steps[k]));
+    const int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
+    if (axis < 0 || axis >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat("axis ", axes[k], " is outside rank ", rank));
+    }
+    const int64_t dim = act.shape[axis];
+    auto clamp = [&](int64_t v) {
+      if (v < 0) v = v < -dim ? 0 : v + dim;
+      return std::clamp<int64_t>(v, 0, dim);
+    };
+    const int64_t begin = clamp(starts[k]), end = clamp(ends[k]);
+    if (begin >= end) {
+      return absl::InvalidArgumentError(absl::StrCat("the slice of axis ", axis, " is empty"));
+    }
+    act = SliceAct(act, static_cast<int>(axis), begin, end,
+                   k == 0 ? n.name() : absl::StrCat(n.name(), ".axis", axis));
+  }
+  Bind(n.output(0), act.primary, act.shape);
+  return absl::OkStatus();
 }
 
 absl::Status Emitter::EmitConv(int i) {

@@ -71,6 +71,11 @@ class Emitter {
   absl::Status EmitLayerNorm(int index);
   absl::Status EmitPad(int index);
   absl::Status EmitReduceMean(int index);
+  absl::Status EmitGather(int index);
+  absl::Status EmitConcat(int index);
+  absl::Status EmitSlice(int index);
+  // A graph slice of `x` on one axis (no node when it is the whole axis).
+  Act SliceAct(const Act& x, int axis, int64_t begin, int64_t end, const std::string& name);
   // Recognised multi-node patterns; true when emitted (nodes marked done).
   absl::StatusOr<bool> TryLayerNormPattern(int index);
   absl::StatusOr<bool> TryGeluPattern(int index);
@@ -88,8 +93,9 @@ class Emitter {
   // from the primary's, created once per shape).
   TensorId As(const Act& act, const Shape& shape);
   TensorId Nd(const Act& act) { return As(act, act.shape); }
-  // A graph weight holding `value` (cached by `name`).
-  TensorId WeightOf(const std::string& name, const ConstTensor& value);
+  // A graph weight holding `value` (cached by `name`); integer constants
+  // become int64 weights when `as_indices`, float ones otherwise.
+  TensorId WeightOf(const std::string& name, const ConstTensor& value, bool as_indices = false);
   TensorId AddNode(NodeKind kind, std::vector<TensorId> inputs, NodeAttrs attrs,
                    const std::string& name);
   void Bind(const std::string& value, TensorId primary, Shape shape);

@@ -228,6 +228,59 @@ absl::StatusOr<Shape> TransposeShape(const Checker& c, const NodeAttrs& a,
   return out;
 }
 
+absl::StatusOr<Shape> GatherShape(const Checker& c, const NodeAttrs& a,
+                                  const std::vector<Shape>& in) {
+  PRUNER_RETURN_IF_ERROR(c.Arity(in, 2));
+  const Shape& table = in[0];
+  if (a.axis < 0 || a.axis >= static_cast<int>(table.size())) {
+    return c.Error("axis ", a.axis, " is outside the ", table.size(), " axes of the table ",
+                   ShapeToString(table));
+  }
+  Shape out(table.begin(), table.begin() + a.axis);
+  out.insert(out.end(), in[1].begin(), in[1].end());
+  out.insert(out.end(), table.begin() + a.axis + 1, table.end());
+  return out;
+}
+
+absl::StatusOr<Shape> ConcatShape(const Checker& c, const NodeAttrs& a,
+                                  const std::vector<Shape>& in) {
+  if (in.empty()) return c.Error("needs at least one input");
+  Shape out = in[0];
+  if (a.axis < 0 || a.axis >= static_cast<int>(out.size())) {
+    return c.Error("axis ", a.axis, " is outside the ", out.size(), " axes of input ",
+                   ShapeToString(out));
+  }
+  for (size_t i = 1; i < in.size(); ++i) {
+    bool ok = in[i].size() == out.size();
+    for (size_t d = 0; ok && d < out.size(); ++d) {
+      ok = static_cast<int>(d) == a.axis || in[i][d] == out[d];
+    }
+    if (!ok) {
+      return c.Error("input ", i, " ", ShapeToString(in[i]), " does not match input 0 ",
+                     ShapeToString(in[0]), " outside axis ", a.axis);
+    }
+    out[a.axis] += in[i][a.axis];
+  }
+  return out;
+}
+
+absl::StatusOr<Shape> SliceShape(const Checker& c, const NodeAttrs& a,
+                                 const std::vector<Shape>& in) {
+  PRUNER_RETURN_IF_ERROR(c.Arity(in, 1));
+  const Shape& x = in[0];
+  if (a.axis < 0 || a.axis >= static_cast<int>(x.size())) {
+    return c.Error("axis ", a.axis, " is outside the ", x.size(), " axes of input ",
+                   ShapeToString(x));
+  }
+  if (a.begin < 0 || a.begin >= a.end || a.end > x[a.axis]) {
+    return c.Error("range [", a.begin, ", ", a.end, ") is empty or outside axis ", a.axis,
+                   " of input ", ShapeToString(x));
+  }
+  Shape out = x;
+  out[a.axis] = a.end - a.begin;
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<int64_t>> InferShape(NodeKind kind, std::string_view node_name,
@@ -280,6 +333,9 @@ absl::StatusOr<std::vector<int64_t>> InferShape(NodeKind kind, std::string_view 
     case NodeKind::kDivide: return BroadcastBinary(c, inputs);
     case NodeKind::kReshape: return ReshapeShape(c, attrs, inputs);
     case NodeKind::kTranspose: return TransposeShape(c, attrs, inputs);
+    case NodeKind::kGather: return GatherShape(c, attrs, inputs);
+    case NodeKind::kConcat: return ConcatShape(c, attrs, inputs);
+    case NodeKind::kSlice: return SliceShape(c, attrs, inputs);
   }
   return c.Error("unknown node kind");
 }

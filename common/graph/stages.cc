@@ -318,7 +318,10 @@ absl::StatusOr<int> EmitNodeStages(StageBuilder& b, const GraphNode& node,
     case NodeKind::kPow:
       return b.Pointwise("pow", in[0], "pow", [&](Expr x, V) { return PowExpr(x, a.scalar); });
     case NodeKind::kReshape:
-    case NodeKind::kTranspose: break;
+    case NodeKind::kTranspose:
+    case NodeKind::kGather:
+    case NodeKind::kConcat:
+    case NodeKind::kSlice: break;
   }
   return absl::InvalidArgumentError(absl::StrCat(ToAbsl(NodeKindName(node.kind)), " '", node.name,
                                                  "' is a layout view and has no compute stages"));

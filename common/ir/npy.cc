@@ -75,6 +75,9 @@ absl::StatusOr<Tensor> ParseNpy(const std::string& bytes, const std::string& wha
   if (bytes.size() - offset != static_cast<size_t>(n * width)) {
     return bad(absl::StrCat(bytes.size() - offset, " data bytes for ", n, " elements of ", width));
   }
+  // Integer arrays (token ids) keep their dtype; values are exact below 2^24.
+  if (descr == "<i4") t.dtype = DType::kInt32;
+  if (descr == "<i8") t.dtype = DType::kInt64;
   t.data.resize(n);
   const char* d = bytes.data() + offset;
   for (int64_t i = 0; i < n; ++i) {

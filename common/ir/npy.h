@@ -3,7 +3,8 @@
 // `pruner run --input NAME=file.npy` reads them).
 //
 // Format version 1.0 and 2.0, C order, little-endian float32 (also float64,
-// int64 and int32, converted to the Tensor's float storage).
+// converted to float32, and int64 and int32, which keep their dtype with the
+// values in the Tensor's float storage).
 #ifndef PRUNER_COMMON_IR_NPY_H_
 #define PRUNER_COMMON_IR_NPY_H_
 

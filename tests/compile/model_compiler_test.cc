@@ -4,8 +4,13 @@
 #include "common/compile/model_compiler.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
+#include "absl/strings/str_split.h"
+#include "common/codegen/child_process.h"
+#include "common/codegen/cpu_runtime_source.h"
 #include "common/compile/compiled_model.h"
 #include "common/compile/default_schedule.h"
 #include "common/device/device_profile.h"
@@ -75,11 +80,13 @@ class ModelCompilerTest : public ::testing::Test {
       EXPECT_TRUE(again.ok());
       if (again.ok()) EXPECT_EQ((*again)[0].data, (*got)[0].data);
     }
+    loaded_ = std::move(*loaded);
     return *report;
   }
 
   std::filesystem::path dir_;
   DeviceProfile device_;
+  std::unique_ptr<CompiledModel> loaded_;  // the last model CompileAndCompare loaded
 };
 
 TEST_F(ModelCompilerTest, ConvNetWithDefaultSchedulesMatchesPyTorch) {
@@ -150,6 +157,118 @@ TEST_F(ModelCompilerTest, TheCApiRefusesWrongInputsWithAMessage) {
   EXPECT_THAT((*m)->Run({ints}).status().message(), HasSubstr("must be float32"));
   // The model still runs after refusing.
   EXPECT_TRUE((*m)->Run({Tensor::Zeros({1, 3, 32, 32})}).ok());
+}
+
+TEST_F(ModelCompilerTest, BertFromInt64TokenIdsMatchesPyTorch) {
+  const CompileReport r = CompileAndCompare("bert", NoTunedSchedules());
+  ASSERT_NE(loaded_, nullptr);
+  EXPECT_EQ(loaded_->inputs()[0].dtype, DType::kInt64);
+  absl::StatusOr<Tensor> ids = ReadNpy(ModelPath("bert", ".input.npy"));
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ(ids->dtype, DType::kInt64);
+  // A token id outside the vocabulary of 100 is refused, naming the lookup.
+  Tensor bad = *ids;
+  bad.data[5] = 100;
+  absl::Status s = loaded_->Run({bad}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("'/word/Gather': index 100 (position 5) is outside the "
+                                     "table's 100 rows"));
+  // Negative ids count from the end, as in PyTorch's ONNX export.
+  Tensor negative = *ids;
+  negative.data[0] = -1;
+  Tensor last = *ids;
+  last.data[0] = 99;
+  absl::StatusOr<std::vector<Tensor>> a = loaded_->Run({negative});
+  absl::StatusOr<std::vector<Tensor>> b = loaded_->Run({last});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ((*a)[0].data, (*b)[0].data);
+  // Float token ids are a dtype error, not a conversion.
+  Tensor floats = *ids;
+  floats.dtype = DType::kFloat32;
+  EXPECT_THAT(loaded_->Run({floats}).status().message(),
+              HasSubstr("input 'input' must be int64, got float32"));
+}
+
+TEST_F(ModelCompilerTest, ConcatAndSliceRunAsCopiesAndMatchPyTorch) {
+  const CompileReport r = CompileAndCompare("branches", NoTunedSchedules());
+  EXPECT_EQ(r.kernels.size(), 3u);
+  ASSERT_NE(loaded_, nullptr);
+  absl::StatusOr<Tensor> input = ReadNpy(ModelPath("branches", ".input.npy"));
+  ASSERT_TRUE(input.ok());
+  // The profile names every step: three kernels, and the concats' pieces and
+  // slices as strided copies.
+  absl::StatusOr<std::vector<CompiledModel::StepTime>> steps = loaded_->Profile({*input}, 3);
+  ASSERT_TRUE(steps.ok()) << steps.status();
+  int kernels = 0, copies = 0;
+  for (const CompiledModel::StepTime& t : *steps) {
+    EXPECT_FALSE(t.name.empty());
+    EXPECT_GE(t.seconds, 0);
+    if (t.kind == "kernel") {
+      ++kernels;
+      EXPECT_GT(t.flops, 0) << t.name;
+    }
+    if (t.kind == "strided copy") {
+      ++copies;
+      EXPECT_EQ(t.flops, 0);
+    }
+  }
+  EXPECT_EQ(kernels, 3);
+  EXPECT_EQ(copies, 3 * 2 + 4);  // three two-way concats, four slices
+}
+
+// A user's program: it includes pruner_model.hpp (what `pruner compile`
+// writes beside the library), links the library and runs the model.
+TEST_F(ModelCompilerTest, AProgramLinkedWithTheLibraryRunsItThroughTheCppWrapper) {
+  absl::StatusOr<OnnxModel> model = ImportOnnxFile(ModelPath("bert", ".onnx"));
+  ASSERT_TRUE(model.ok());
+  const CompileModelOptions options = Options("bert");
+  ASSERT_TRUE(CompileModel(*model, NoTunedSchedules(), options).ok());
+  std::ofstream(dir_ / kModelApiHeaderName) << ModelApiHeaderText();
+  std::ofstream(dir_ / kModelCppHeaderName) << ModelCppHeaderText();
+  std::ofstream(dir_ / "app.cc") << R"(#include <cstdio>
+#include <cstdlib>
+#include "pruner_model.hpp"
+int main(int argc, char** argv) {
+  try {
+    pruner::runtime::Model model(1);
+    std::vector<int64_t> ids;
+    for (int i = 1; i < argc; ++i) ids.push_back(std::atoll(argv[i]));
+    const std::vector<int64_t> shape = {1, static_cast<int64_t>(ids.size())};
+    const std::vector<std::vector<float>> outputs = model.Run({{ids.data(), shape}});
+    for (float v : outputs.at(0)) std::printf("%.9g\n", v);
+    return 0;
+  } catch (const pruner::runtime::Error& e) {
+    std::printf("error %d: %s\n", e.code(), e.what());
+    return 3;
+  }
+})";
+  const std::string app = (dir_ / "app").string();
+  absl::StatusOr<ProcessResult> built = RunProcess(
+      {"g++", "-std=c++17", "-O1", "-I", dir_.string(), (dir_ / "app.cc").string(), "-o", app,
+       "-L", dir_.string(), "-l:bert.so", "-Wl,-rpath," + dir_.string()},
+      (dir_ / "build.log").string(), absl::Seconds(120));
+  ASSERT_TRUE(built.ok()) << built.status();
+  ASSERT_EQ(built->exit_code, 0) << built->output;
+
+  absl::StatusOr<Tensor> ids = ReadNpy(ModelPath("bert", ".input.npy"));
+  absl::StatusOr<Tensor> want = ReadNpy(ModelPath("bert", ".output.npy"));
+  ASSERT_TRUE(ids.ok() && want.ok());
+  std::vector<std::string> argv = {app};
+  for (float id : ids->data) argv.push_back(std::to_string(static_cast<int64_t>(id)));
+  absl::StatusOr<ProcessResult> ran = RunProcess(argv, (dir_ / "run.log").string(), absl::Seconds(60));
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  ASSERT_EQ(ran->exit_code, 0) << "signal " << ran->signal << ": " << ran->output;
+  Tensor got = Tensor::Zeros(want->shape);
+  std::vector<std::string> lines = absl::StrSplit(ran->output, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), got.data.size()) << ran->output;
+  for (size_t i = 0; i < lines.size(); ++i) got.data[i] = std::stof(lines[i]);
+  EXPECT_TRUE(CheckAllClose(got, *want, 1e-3, 1e-4).ok()) << CheckAllClose(got, *want, 1e-3, 1e-4);
+
+  // Too few ids: the runtime's shape error reaches the program as an exception.
+  ran = RunProcess({app, "1", "2"}, (dir_ / "run.log").string(), absl::Seconds(60));
+  ASSERT_TRUE(ran.ok());
+  EXPECT_EQ(ran->exit_code, 3);
+  EXPECT_THAT(ran->output, HasSubstr("error 1: input 'input' must have shape [1, 16], got [1, 2]"));
 }
 
 TEST_F(ModelCompilerTest, LoadRefusesLibrariesThatAreNotModels) {

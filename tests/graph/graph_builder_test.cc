@@ -188,12 +188,72 @@ TEST(GraphBuilderTest, OtherShapeErrors) {
          b.Input("x", {2, 0});
        },
        "input 'x': shape [2, 0] must have rank >= 1 and positive extents"},
+      {"integer tensor into arithmetic",
+       [](GraphBuilder& b) {
+         b.Relu(b.Input("ids", {1, 8}, DType::kInt64));
+       },
+       "relu 'relu_0': input 0 'ids' is int64; integer tensors may only be gather indices"},
+      {"float gather indices",
+       [](GraphBuilder& b) {
+         NodeAttrs a;
+         a.axis = 0;
+         b.AddNode(NodeKind::kGather, {b.Weight("table", {10, 4}), b.Input("ids", {3})}, a);
+       },
+       "gather 'gather_0': input 1 'ids' is float32; gather indices must be int32 or int64"},
+      {"gather axis",
+       [](GraphBuilder& b) {
+         NodeAttrs a;
+         a.axis = 2;
+         b.AddNode(NodeKind::kGather,
+                   {b.Weight("table", {10, 4}), b.Input("ids", {3}, DType::kInt64)}, a);
+       },
+       "gather 'gather_0': axis 2 is outside the 2 axes of the table [10, 4]"},
+      {"concat shapes",
+       [](GraphBuilder& b) {
+         NodeAttrs a;
+         a.axis = 1;
+         b.AddNode(NodeKind::kConcat, {b.Input("x", {2, 3}), b.Input("y", {3, 3})}, a);
+       },
+       "concat 'concat_0': input 1 [3, 3] does not match input 0 [2, 3] outside axis 1"},
+      {"slice range",
+       [](GraphBuilder& b) {
+         NodeAttrs a;
+         a.axis = 1;
+         a.begin = 2;
+         a.end = 5;
+         b.AddNode(NodeKind::kSlice, {b.Input("x", {2, 4})}, a);
+       },
+       "slice 'slice_0': range [2, 5) is empty or outside axis 1 of input [2, 4]"},
   };
   for (const Case& c : cases) {
     GraphBuilder b("bad");
     c.build(b);
     EXPECT_THAT(ErrorOf(std::move(b)), HasSubstr(c.message)) << c.what;
   }
+}
+
+TEST(GraphBuilderTest, InfersGatherConcatAndSliceShapesAndDtypes) {
+  GraphBuilder b("moves");
+  const TensorId table = b.Weight("table", {100, 8});
+  const TensorId ids = b.Reshape(b.Input("ids", {2, 3}, DType::kInt64), {6});
+  NodeAttrs gather;
+  gather.axis = 0;
+  const TensorId rows = b.AddNode(NodeKind::kGather, {table, ids}, gather);
+  NodeAttrs concat;
+  concat.axis = 1;
+  const TensorId joined = b.AddNode(NodeKind::kConcat, {rows, rows, b.Input("z", {6, 2})}, concat);
+  NodeAttrs slice;
+  slice.axis = 1;
+  slice.begin = 4;
+  slice.end = 10;
+  const TensorId part = b.AddNode(NodeKind::kSlice, {joined}, slice);
+  EXPECT_THAT(b.Shape(rows), ElementsAre(6, 8));
+  EXPECT_THAT(b.Shape(joined), ElementsAre(6, 18));
+  EXPECT_THAT(b.Shape(part), ElementsAre(6, 6));
+  // A reshape keeps its input's dtype; data movement yields float32.
+  EXPECT_EQ(b.dtype(ids), DType::kInt64);
+  EXPECT_EQ(b.dtype(rows), DType::kFloat32);
+  EXPECT_TRUE(std::move(b).Build().ok());
 }
 
 TEST(GraphBuilderTest, KeepsTheFirstErrorAndStopsBuilding) {

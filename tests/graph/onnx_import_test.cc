@@ -117,6 +117,31 @@ TEST(OnnxImportTest, EncoderAtOpset17MatchesPyTorch) {
   EXPECT_EQ(KindCounts(m.graph)[NodeKind::kLayerNorm], 2);
 }
 
+TEST(OnnxImportTest, BertFromTokenIdsMatchesPyTorch) {
+  const OnnxModel m = ImportAndCompare("bert");
+  // The token ids stay int64 and feed the word embedding's gather; the
+  // position and token-type lookups are constants, folded at import; the
+  // pooler's x[:, 0] is a slice.
+  ASSERT_EQ(m.inputs.size(), 1u);
+  EXPECT_EQ(m.graph.tensor(m.inputs[0]).dtype, DType::kInt64);
+  std::map<NodeKind, int> kinds = KindCounts(m.graph);
+  EXPECT_EQ(kinds[NodeKind::kGather], 1);
+  EXPECT_EQ(kinds[NodeKind::kSlice], 1);
+  EXPECT_EQ(kinds[NodeKind::kTanh], 1);
+  EXPECT_EQ(kinds[NodeKind::kLayerNorm], 3);
+}
+
+TEST(OnnxImportTest, ConcatAndSliceOfActivationsMatchPyTorch) {
+  const OnnxModel m = ImportAndCompare("branches");
+  std::map<NodeKind, int> kinds = KindCounts(m.graph);
+  EXPECT_EQ(kinds[NodeKind::kConcat], 3);
+  EXPECT_EQ(kinds[NodeKind::kSlice], 4);
+  // Data movement is never a task: the three convs are.
+  absl::StatusOr<std::vector<GraphTask>> tasks = ExtractTasks(m.graph);
+  ASSERT_TRUE(tasks.ok()) << tasks.status();
+  EXPECT_EQ(tasks->size(), 3u);
+}
+
 TEST(OnnxImportTest, RefusesFilesThatAreNotOnnx) {
   EXPECT_THAT(ImportOnnxFile("/nonexistent/model.onnx").status().message(),
               HasSubstr("cannot open"));
