@@ -261,28 +261,52 @@ struct pruner_model {
   }
 
   // out[i] = in[index with output axis d at perm[d]], in of shape dims.
-  static void Transpose(const float* in, float* out, const std::vector<int64_t>& dims,
-                        const std::vector<int64_t>& perm) {
-    const size_t rank = dims.size();
-    std::vector<int64_t> in_strides(rank, 1), out_dims(rank), index(rank, 0);
-    for (size_t d = rank - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * dims[d];
-    int64_t total = 1;
-    for (size_t d = 0; d < rank; ++d) {
-      out_dims[d] = dims[perm[d]];
-      total *= out_dims[d];
-    }
-    // The innermost output axis walks the input with this stride.
-    const int64_t inner = out_dims[rank - 1];
-    const int64_t inner_stride = in_strides[perm[rank - 1]];
-    for (int64_t flat = 0; flat < total; flat += inner) {
+  // Rows of the output's innermost axis are split over the kernels' thread
+  // pool; a row whose input stride is 1 is one memcpy.
+  struct TransposeJob {
+    const float* in;
+    float* out;
+    int64_t rank;
+    int64_t out_dims[16];
+    int64_t in_stride_of_out_axis[16];  // input stride of each output axis
+  };
+
+  static void TransposeRows(void* closure, int64_t begin, int64_t end) {
+    const TransposeJob& j = *static_cast<const TransposeJob*>(closure);
+    const int64_t inner = j.out_dims[j.rank - 1];
+    const int64_t inner_stride = j.in_stride_of_out_axis[j.rank - 1];
+    for (int64_t row = begin; row < end; ++row) {
       int64_t src = 0;
-      for (size_t d = 0; d + 1 < rank; ++d) src += index[d] * in_strides[perm[d]];
-      for (int64_t k = 0; k < inner; ++k) out[flat + k] = in[src + k * inner_stride];
-      for (size_t d = rank - 1; d-- > 0;) {
-        if (++index[d] < out_dims[d]) break;
-        index[d] = 0;
+      for (int64_t d = j.rank - 2, rest = row; d >= 0; --d) {
+        src += (rest % j.out_dims[d]) * j.in_stride_of_out_axis[d];
+        rest /= j.out_dims[d];
+      }
+      float* dst = j.out + row * inner;
+      if (inner_stride == 1) {
+        std::memcpy(dst, j.in + src, inner * sizeof(float));
+      } else {
+        for (int64_t k = 0; k < inner; ++k) dst[k] = j.in[src + k * inner_stride];
       }
     }
+  }
+
+  static void Transpose(const float* in, float* out, const std::vector<int64_t>& dims,
+                        const std::vector<int64_t>& perm) {
+    TransposeJob j;
+    j.in = in;
+    j.out = out;
+    j.rank = static_cast<int64_t>(dims.size());
+    int64_t in_strides[16];
+    in_strides[j.rank - 1] = 1;
+    for (int64_t d = j.rank - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * dims[d];
+    int64_t rows = 1;
+    for (int64_t d = 0; d < j.rank; ++d) {
+      j.out_dims[d] = dims[perm[d]];
+      j.in_stride_of_out_axis[d] = in_strides[perm[d]];
+      if (d + 1 < j.rank) rows *= j.out_dims[d];
+    }
+    if (rows * j.out_dims[j.rank - 1] == 0) return;
+    pruner_cpu_parallel_for(&TransposeRows, &j, rows);
   }
 
   static bool SameShape(const pruner_tensor& t, const Port& port) {
