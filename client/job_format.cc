@@ -184,8 +184,9 @@ std::string FormatJobList(const v1::ListJobsReply& reply, absl::TimeZone zone) {
 }
 
 std::string FormatWorkerTable(const v1::ListWorkersReply& reply, int64_t now_unix_ms) {
-  std::string text = absl::StrFormat("%-16s %-28s %-32s %5s %6s %8s  %s\n", "NAME", "DEVICE",
-                                     "DESCRIPTION", "SLOTS", "LEASES", "MEASURED", "HEARTBEAT");
+  std::string text =
+      absl::StrFormat("%-16s %-28s %-32s %5s %6s %8s %7s  %s\n", "NAME", "DEVICE", "DESCRIPTION",
+                      "SLOTS", "LEASES", "MEASURED", "REFUSED", "HEARTBEAT");
   for (const v1::WorkerInfo& w : reply.workers()) {
     std::string heartbeat = "never";
     if (w.last_heartbeat_unix_ms() > 0) {
@@ -194,9 +195,12 @@ std::string FormatWorkerTable(const v1::ListWorkersReply& reply, int64_t now_uni
       const double age_s = std::max<int64_t>(0, now_unix_ms - w.last_heartbeat_unix_ms()) / 1e3;
       heartbeat = absl::StrCat(FormatDuration(age_s), " ago");
     }
-    absl::StrAppendFormat(&text, "%-16s %-28s %-32s %5d %6d %8d  %s\n", Clip(w.name(), 16),
+    absl::StrAppendFormat(&text, "%-16s %-28s %-32s %5d %6d %8d %7d  %s\n", Clip(w.name(), 16),
                           w.device().key(), Clip(w.device().description(), 32), w.slots(),
-                          w.active_leases(), w.measured(), heartbeat);
+                          w.active_leases(), w.measured(), w.implausible_reports(), heartbeat);
+    if (w.quarantined()) {
+      absl::StrAppendFormat(&text, "  QUARANTINED (no leases): %s\n", w.quarantine_reason());
+    }
   }
   if (reply.workers().empty()) absl::StrAppend(&text, "(no workers registered)\n");
   return text;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/clock.h"
+#include "server/result_plausibility.h"
 
 namespace pruner {
 namespace {
@@ -70,6 +71,7 @@ struct Dispatcher::Worker {
   int polling = 0;
   bool alive = true;
   Clock::time_point died;
+  bool quarantined() const { return info.quarantined(); }
 };
 
 void Dispatcher::RememberCompletedLocked(const std::string& id) {
@@ -120,6 +122,10 @@ std::string Dispatcher::RegisterWorker(const v1::RegisterRequest& request) {
   worker->info.set_registered_unix_ms(NowUnixMs());
   worker->info.set_last_heartbeat_unix_ms(worker->info.registered_unix_ms());
   worker->last_seen = Clock::now();
+  if (auto q = quarantined_names_.find(request.name()); q != quarantined_names_.end()) {
+    worker->info.set_quarantined(true);
+    worker->info.set_quarantine_reason(q->second);
+  }
   workers_[id] = std::move(worker);
   return id;
 }
@@ -160,6 +166,17 @@ std::optional<v1::Lease> Dispatcher::Lease(const std::string& worker_id, int max
     worker.last_seen = Clock::now();
     if (shutdown_) return std::nullopt;
     const std::string& device_key = worker.info.device().key();
+    if (worker.quarantined()) {
+      // No work, ever: the worker idles in its poll (it is alive, just not
+      // trusted), and nobody wakes it.
+      const Clock::time_point now = Clock::now();
+      if (now >= deadline || (cancelled && cancelled())) return std::nullopt;
+      ++worker.polling;
+      device_cv_[device_key].wait_until(lock,
+                                        std::min(deadline, now + std::chrono::milliseconds(500)));
+      --worker.polling;
+      continue;
+    }
 
     // Round-robin over jobs, starting after the job served last.
     std::vector<int64_t> order;
@@ -235,9 +252,11 @@ ReportOutcome Dispatcher::Report(const std::string& worker_id, const std::string
   std::lock_guard<std::mutex> lock(mu_);
   ReportOutcome outcome;
   std::string worker_name = worker_id;
+  Worker* worker = nullptr;
   if (auto w = workers_.find(worker_id); w != workers_.end()) {
-    worker_name = w->second->info.name();
-    w->second->last_seen = Clock::now();
+    worker = w->second.get();
+    worker_name = worker->info.name();
+    worker->last_seen = Clock::now();
   }
   for (const v1::CandidateResult& r : results) {
     auto it = pending_.find(r.measurement_id());
@@ -252,10 +271,30 @@ ReportOutcome Dispatcher::Report(const std::string& worker_id, const std::string
       continue;
     }
     Candidate& c = *it->second;
+    if (worker != nullptr && worker->quarantined()) {
+      // Nothing a quarantined worker says counts.
+      ++outcome.implausible;
+      ++counters_.implausible;
+      continue;
+    }
+    v1::MeasureResult result = r.result();
+    const BatchSpec& spec = c.batch->spec;
+    const absl::Status plausible = CheckPlausible(
+        PlausibilityLimits{spec.flops, spec.peak_gflops, spec.options.run_timeout_s()}, &result);
+    if (!plausible.ok()) {
+      // The worker's fault: the candidate is measured again (by whoever
+      // leases it next), without losing an attempt.
+      ++outcome.implausible;
+      ++counters_.implausible;
+      const std::string why = absl::StrCat("worker ", worker_name, ": ", plausible.message());
+      if (!c.lease_id.empty() && c.lease_id == lease_id) RequeueLocked(c.id, why, false);
+      if (worker != nullptr) StrikeLocked(*worker, why);
+      continue;
+    }
     if (c.lease_id.empty()) {
       // Re-queued after its lease expired, and now the late result arrived:
       // it is a real measurement, take it and unqueue the candidate.
-      auto q = queues_.find(c.batch->spec.job_id);
+      auto q = queues_.find(spec.job_id);
       if (q != queues_.end()) {
         auto pos = std::find(q->second.begin(), q->second.end(), c.id);
         if (pos != q->second.end()) {
@@ -265,7 +304,6 @@ ReportOutcome Dispatcher::Report(const std::string& worker_id, const std::string
         if (q->second.empty()) queues_.erase(q);
       }
     }
-    v1::MeasureResult result = r.result();
     result.set_queue_wait_s(c.queue_wait_s);
     if (result.measured_by().empty()) result.set_measured_by(worker_name);
     CompleteLocked(c.id, std::move(result));
@@ -289,6 +327,23 @@ ReportOutcome Dispatcher::Report(const std::string& worker_id, const std::string
     leases_.erase(lease);
   }
   return outcome;
+}
+
+void Dispatcher::StrikeLocked(Worker& worker, const std::string& why) {
+  worker.info.set_implausible_reports(worker.info.implausible_reports() + 1);
+  if (worker.quarantined() || worker.info.implausible_reports() < options_.quarantine_after) {
+    return;
+  }
+  const std::string reason = absl::StrCat(worker.info.implausible_reports(),
+                                          " implausible results; last: ", why);
+  worker.info.set_quarantined(true);
+  worker.info.set_quarantine_reason(reason);
+  quarantined_names_[worker.info.name()] = reason;
+  ++counters_.quarantined;
+  // Nothing it holds is trusted: its leases go back, at no attempt's cost.
+  for (const std::string& lease_id : std::set<std::string>(worker.leases)) {
+    ExpireLeaseLocked(lease_id, absl::StrCat("worker ", worker.info.name(), " quarantined"), false);
+  }
 }
 
 void Dispatcher::CompleteLocked(const std::string& measurement_id, v1::MeasureResult result) {
@@ -319,13 +374,14 @@ void Dispatcher::WakeLocked(const std::string& device_key, int64_t candidates) {
   for (int64_t i = 0; i < std::min<int64_t>(candidates, 4096); ++i) it->second.notify_one();
 }
 
-void Dispatcher::RequeueLocked(const std::string& measurement_id, const std::string& why) {
+void Dispatcher::RequeueLocked(const std::string& measurement_id, const std::string& why,
+                               bool count_attempt) {
   auto it = pending_.find(measurement_id);
   if (it == pending_.end()) return;
   Candidate& c = *it->second;
   c.lease_id.clear();
   c.last_loss = why;
-  ++c.attempts;
+  if (count_attempt) ++c.attempts;
   if (c.attempts >= options_.max_attempts) {
     v1::MeasureResult given_up;
     given_up.set_error(v1::MEASURE_ERROR_RUN_ERROR);
@@ -343,13 +399,14 @@ void Dispatcher::RequeueLocked(const std::string& measurement_id, const std::str
   WakeLocked(c.batch->spec.target.key(), 1);
 }
 
-void Dispatcher::ExpireLeaseLocked(const std::string& lease_id, const std::string& why) {
+void Dispatcher::ExpireLeaseLocked(const std::string& lease_id, const std::string& why,
+                                   bool count_attempt) {
   auto lease = leases_.find(lease_id);
   if (lease == leases_.end()) return;
   const std::string worker_id = lease->second->worker_id;
   for (const std::string& id : std::vector<std::string>(lease->second->ids)) {
     auto c = pending_.find(id);
-    if (c != pending_.end() && c->second->lease_id == lease_id) RequeueLocked(id, why);
+    if (c != pending_.end() && c->second->lease_id == lease_id) RequeueLocked(id, why, count_attempt);
   }
   leases_.erase(lease);
   ++counters_.expired_leases;
@@ -368,7 +425,7 @@ void Dispatcher::Tick(Clock::time_point now) {
       w.alive = false;
       w.died = now;
       for (const std::string& lease_id : std::set<std::string>(w.leases)) {
-        ExpireLeaseLocked(lease_id, absl::StrCat("worker ", w.info.name(), " went silent"));
+        ExpireLeaseLocked(lease_id, absl::StrCat("worker ", w.info.name(), " went silent"), true);
       }
     }
     if (!w.alive && now - w.died > 10 * options_.lease_timeout) {
@@ -385,7 +442,7 @@ void Dispatcher::Tick(Clock::time_point now) {
       expired.emplace_back(id, "lease passed its hard deadline");
     }
   }
-  for (const auto& [id, why] : expired) ExpireLeaseLocked(id, why);
+  for (const auto& [id, why] : expired) ExpireLeaseLocked(id, why, true);
 }
 
 std::vector<WorkerSnapshot> Dispatcher::Workers() const {

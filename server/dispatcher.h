@@ -20,6 +20,13 @@
 //   to the run alone.
 // - Jobs share workers fairly: leases are handed out round-robin over the
 //   jobs that have work for the asking worker's device.
+// - A worker's numbers are claims (result_plausibility.h). A result that
+//   cannot be true (non-finite, faster than the device, slower than the run
+//   deadline) is refused: the candidate goes back to the queue without
+//   losing an attempt, and the worker gets a strike. After
+//   quarantine_after strikes the worker is quarantined: it gets no more
+//   leases, its open leases go back, and a re-registration under the same
+//   name stays quarantined; `pruner workers` shows it with the reason.
 #ifndef PRUNER_SERVER_DISPATCHER_H_
 #define PRUNER_SERVER_DISPATCHER_H_
 
@@ -55,6 +62,8 @@ struct DispatcherOptions {
   std::chrono::seconds hard_deadline_slack{60};
   // Candidates queued over all jobs; Submit refuses beyond (back-pressure).
   int64_t max_queued_candidates = 1 << 20;
+  // Implausible reports before a worker is quarantined.
+  int quarantine_after = 3;
 };
 
 // What every candidate of one batch shares.
@@ -64,6 +73,9 @@ struct BatchSpec {
   v1::Workload workload;
   v1::Device target;  // key = the device key workers must have
   v1::MeasureOptions options;
+  // What results are checked against (result_plausibility.h); 0: unchecked.
+  double flops = 0;        // per call of the workload
+  double peak_gflops = 0;  // the target's fp32 peak
 };
 
 // One candidate's outcome as the job sees it.
@@ -83,6 +95,7 @@ struct ReportOutcome {
   int accepted = 0;
   int duplicates = 0;
   int unknown = 0;
+  int implausible = 0;  // refused (result_plausibility.h); re-queued
 };
 
 struct JobQueueStats {
@@ -156,6 +169,8 @@ class Dispatcher {
     int64_t expired_leases = 0;
     int64_t requeued = 0;        // candidates put back after a lost lease
     int64_t given_up = 0;        // candidates that hit max_attempts
+    int64_t implausible = 0;     // results refused as impossible
+    int64_t quarantined = 0;     // workers quarantined
   };
   Counters counters() const;
 
@@ -165,8 +180,13 @@ class Dispatcher {
   struct LeaseState;
   struct Worker;
 
-  void ExpireLeaseLocked(const std::string& lease_id, const std::string& why);
-  void RequeueLocked(const std::string& measurement_id, const std::string& why);
+  // `count_attempt`: false when the loss is a worker's fault, not a sign
+  // that the program takes its worker down.
+  void RequeueLocked(const std::string& measurement_id, const std::string& why,
+                     bool count_attempt = true);
+  void ExpireLeaseLocked(const std::string& lease_id, const std::string& why,
+                         bool count_attempt);
+  void StrikeLocked(Worker& worker, const std::string& why);
   void CompleteLocked(const std::string& measurement_id, v1::MeasureResult result);
   void ReaperLoop();
   void RememberCompletedLocked(const std::string& id);
@@ -183,6 +203,8 @@ class Dispatcher {
   bool shutdown_ = false;
   uint64_t next_id_ = 1;
   std::map<std::string, std::unique_ptr<Worker>> workers_;
+  // Quarantined worker names -> why; a re-registration keeps the verdict.
+  std::map<std::string, std::string> quarantined_names_;
   std::map<std::string, std::unique_ptr<LeaseState>> leases_;
   // Pending candidates by measurement id (queued or leased).
   std::map<std::string, std::unique_ptr<Candidate>> pending_;

@@ -28,6 +28,8 @@ absl::StatusOr<std::vector<MeasureResult>> RemoteMeasurer::Measure(
   spec.task_index = known ? task->second.index : -1;
   spec.target = DeviceToWire(first.device);
   spec.options = options_;
+  spec.flops = first.dag->FlopCount();
+  spec.peak_gflops = first.device.peak_gflops;
   std::vector<std::string> sentences;
   sentences.reserve(inputs.size());
   for (const MeasureInput& input : inputs) {

@@ -192,6 +192,7 @@ grpc::Status WorkerServiceImpl::ReportResults(grpc::ServerContext* context,
   reply->set_accepted(outcome.accepted);
   reply->set_duplicates(outcome.duplicates);
   reply->set_unknown(outcome.unknown);
+  reply->set_implausible(outcome.implausible);
   return grpc::Status::OK;
 }
 

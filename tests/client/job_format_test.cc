@@ -244,15 +244,22 @@ TEST(FormatWorkerTableTest, HeartbeatAge) {
   skewed->set_last_heartbeat_unix_ms(kNow + 5000);
   v1::WorkerInfo* silent = reply.add_workers();
   silent->set_name("silent");
+  v1::WorkerInfo* rogue = reply.add_workers();
+  rogue->set_name("rogue");
+  rogue->set_implausible_reports(3);
+  rogue->set_quarantined(true);
+  rogue->set_quarantine_reason("3 implausible results; last: ...");
 
   const std::string text = FormatWorkerTable(reply, kNow);
   const std::string row = RowOf(text, "gpu-box-1");
   EXPECT_THAT(row, HasSubstr("a100-sxm4-40gb"));
   EXPECT_THAT(row, HasSubstr("NVIDIA A100-SXM4-40GB"));
-  EXPECT_THAT(row, HasSubstr("    4      3     1234  3s ago"));
+  EXPECT_THAT(row, HasSubstr("    4      3     1234       0  3s ago"));
   EXPECT_THAT(RowOf(text, "cpu-box"), HasSubstr("3m10s ago"));
   EXPECT_THAT(RowOf(text, "ahead"), HasSubstr("0s ago"));
   EXPECT_THAT(RowOf(text, "silent"), HasSubstr("never"));
+  EXPECT_THAT(RowOf(text, "rogue"), HasSubstr("       3  never"));
+  EXPECT_THAT(text, HasSubstr("  QUARANTINED (no leases): 3 implausible results; last: ..."));
 }
 
 TEST(FormatBestRecordsTest, LatencyGflopsSentence) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <cmath>
 #include <thread>
 
 #include "common/store/records_store.h"
@@ -353,6 +354,75 @@ TEST_F(FarmTest, SilentWorkerAndDuplicateDeliveryAreHarmless) {
   EXPECT_EQ(records.size(), 16u);
   ExpectNoDuplicates(records);
   for (const StoredRecord& r : records) EXPECT_NE(r.result.mean_s, 1e-9);
+}
+
+// Issue 16's rogue: a worker with the farm's token reports a 32x32x32
+// matmul in 1e-30 s, in 1e300 s and as NaN, with a 100,000-byte message.
+// Nothing of it is stored, its candidates are measured by the honest
+// worker, and it ends quarantined.
+TEST_F(FarmTest, RogueWorkerCannotPoisonTheRecords) {
+  StartServer(FarmOptions{});
+  farm_->StartWorker("honest", {"--max-candidates", "2"});
+  const std::string device = WaitForWorkers(1);
+  auto stub = farm_->WorkerStub();
+  v1::RegisterRequest reg;
+  reg.set_name("rogue");
+  reg.set_slots(1);
+  *reg.mutable_device() = Workers().front().device();
+  v1::RegisterReply registered;
+  auto context = farm_->Context(seconds(5));
+  ASSERT_TRUE(stub->Register(context.get(), reg, &registered).ok());
+  v1::Lease lease;
+  grpc::Status lease_status;
+  std::thread poller([&] {
+    v1::LeaseRequest lease_request;
+    lease_request.set_worker_id(registered.worker_id());
+    lease_request.set_max_candidates(3);
+    lease_request.set_wait_ms(20000);
+    auto lease_context = farm_->Context(seconds(30));
+    lease_status = stub->LeaseBatch(lease_context.get(), lease_request, &lease);
+  });
+  std::this_thread::sleep_for(milliseconds(200));
+  const v1::JobInfo job = Submit(SmallJob(device, {"matmul:M=32,K=32,N=32"}, 16, 8));
+  poller.join();
+  ASSERT_TRUE(lease_status.ok()) << lease_status.error_message();
+  ASSERT_EQ(lease.candidates_size(), 3) << "the rogue should get three candidates";
+
+  v1::ReportRequest report;
+  report.set_worker_id(registered.worker_id());
+  report.set_lease_id(lease.lease_id());
+  const double lies[] = {1e-30, 1e300, std::nan("")};
+  for (int i = 0; i < 3; ++i) {
+    v1::CandidateResult* r = report.add_results();
+    r->set_measurement_id(lease.candidates(i).measurement_id());
+    r->mutable_result()->set_mean_s(lies[i]);
+    r->mutable_result()->add_repeat_costs_s(lies[i]);
+    r->mutable_result()->set_message(std::string(100000, 'x'));
+  }
+  v1::ReportReply reply;
+  context = farm_->Context(seconds(5));
+  ASSERT_TRUE(stub->ReportResults(context.get(), report, &reply).ok());
+  EXPECT_EQ(reply.accepted(), 0);
+  EXPECT_EQ(reply.implausible(), 3);
+
+  const auto events = Watch(job.id(), seconds(240));
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().job().status(), "done");
+  const auto records = JobRecords(job.id());
+  EXPECT_EQ(records.size(), 16u);
+  ExpectNoDuplicates(records);
+  for (const StoredRecord& r : records) {
+    EXPECT_LT(r.result.message.size(), 5000u);
+    if (r.result.ok()) {
+      EXPECT_GT(r.result.mean_s, 1e-9);
+      EXPECT_LT(r.result.mean_s, 10);
+    }
+  }
+  bool quarantined = false;
+  for (const v1::WorkerInfo& w : Workers()) {
+    if (w.name() == "rogue") quarantined = w.quarantined() && w.implausible_reports() == 3;
+  }
+  EXPECT_TRUE(quarantined);
 }
 
 TEST_F(FarmTest, UnauthenticatedClientAndWorkerRefused) {

@@ -3,8 +3,10 @@
 // back-pressure.
 #include "server/dispatcher.h"
 
+#include <cmath>
 #include <thread>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace pruner {
@@ -203,6 +205,109 @@ TEST(DispatcherTest, InfrastructureErrorRequeuesUnreportedCandidates) {
   auto results = d.Wait(*batch);
   ASSERT_TRUE(results.ok());
   EXPECT_TRUE((*results)[1].result.error() == v1::MEASURE_ERROR_NONE);
+}
+
+// A 32x32x32 matmul on a 234 GFLOP/s CPU: 1e-30 s is 6.5e16 GFLOP/s.
+BatchSpec MatmulSpec() {
+  BatchSpec spec = Spec(1, "cpu-x");
+  spec.flops = 65536;
+  spec.peak_gflops = 234;
+  return spec;
+}
+
+TEST(DispatcherTest, ImplausibleResultIsMeasuredAgainWithoutCostingAnAttempt) {
+  DispatcherOptions o = FastOptions();
+  o.max_attempts = 2;
+  Dispatcher d(o);
+  const std::string rogue = d.RegisterWorker(Worker("rogue", "cpu-x"));
+  auto batch = d.Submit(MatmulSpec(), {"s1"});
+  ASSERT_TRUE(batch.ok());
+  bool unknown = false;
+  // Twice a time no CPU can reach: refused, re-queued, and the candidate has
+  // not used up its two attempts (it did nothing wrong).
+  for (int i = 0; i < 2; ++i) {
+    auto lease = d.Lease(rogue, 8, milliseconds(50), &unknown);
+    ASSERT_TRUE(lease.has_value()) << i;
+    const ReportOutcome out = d.Report(rogue, lease->lease_id(), AllOk(*lease, 1e-30), "");
+    EXPECT_EQ(out.implausible, 1);
+    EXPECT_EQ(out.accepted, 0);
+  }
+  const std::string honest = d.RegisterWorker(Worker("honest", "cpu-x"));
+  auto lease = d.Lease(honest, 8, milliseconds(50), &unknown);
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_EQ(d.Report(honest, lease->lease_id(), AllOk(*lease, 2e-6), "").accepted, 1);
+  auto results = d.Wait(*batch);
+  ASSERT_TRUE(results.ok());
+  EXPECT_EQ((*results)[0].result.error(), v1::MEASURE_ERROR_NONE);
+  EXPECT_EQ((*results)[0].result.mean_s(), 2e-6);
+  EXPECT_EQ((*results)[0].result.measured_by(), "honest");
+  EXPECT_EQ(d.counters().implausible, 2);
+  EXPECT_EQ(d.counters().given_up, 0);
+}
+
+TEST(DispatcherTest, RepeatOffenderIsQuarantinedEvenAfterReRegistering) {
+  DispatcherOptions o = FastOptions();
+  o.quarantine_after = 2;
+  Dispatcher d(o);
+  const std::string rogue = d.RegisterWorker(Worker("rogue", "cpu-x"));
+  auto batch = d.Submit(MatmulSpec(), {"s1", "s2"});
+  ASSERT_TRUE(batch.ok());
+  bool unknown = false;
+  auto lease = d.Lease(rogue, 8, milliseconds(50), &unknown);
+  ASSERT_TRUE(lease.has_value());
+  ASSERT_EQ(lease->candidates_size(), 2);
+  // NaN for the first and infinity for the second: two strikes, quarantined.
+  std::vector<v1::CandidateResult> garbage = AllOk(*lease, std::nan(""));
+  garbage[1].mutable_result()->set_mean_s(1e300);
+  garbage[1].mutable_result()->set_repeat_costs_s(0, 1e300);
+  EXPECT_EQ(d.Report(rogue, lease->lease_id(), garbage, "").implausible, 2);
+  EXPECT_EQ(d.counters().quarantined, 1);
+  // No more work for it, alive or re-registered under its name.
+  EXPECT_FALSE(d.Lease(rogue, 8, milliseconds(50), &unknown).has_value());
+  EXPECT_FALSE(unknown);
+  const std::string again = d.RegisterWorker(Worker("rogue", "cpu-x"));
+  EXPECT_FALSE(d.Lease(again, 8, milliseconds(50), &unknown).has_value());
+  bool shown = false;
+  for (const WorkerSnapshot& w : d.Workers()) {
+    if (w.info.worker_id() != rogue) continue;
+    shown = w.info.quarantined();
+    EXPECT_EQ(w.info.implausible_reports(), 2);
+    EXPECT_THAT(w.info.quarantine_reason(), testing::HasSubstr("2 implausible results; last: "
+                                                               "worker rogue: implausible result"));
+  }
+  EXPECT_TRUE(shown);
+  // Both candidates wait for an honest worker.
+  const std::string honest = d.RegisterWorker(Worker("honest", "cpu-x"));
+  auto retry = d.Lease(honest, 8, milliseconds(50), &unknown);
+  ASSERT_TRUE(retry.has_value());
+  EXPECT_EQ(retry->candidates_size(), 2);
+  d.Report(honest, retry->lease_id(), AllOk(*retry, 1e-6), "");
+  auto results = d.Wait(*batch);
+  ASSERT_TRUE(results.ok());
+  for (const DispatchedResult& r : *results) EXPECT_EQ(r.result.measured_by(), "honest");
+}
+
+TEST(DispatcherTest, NothingAQuarantinedWorkerReportsCounts) {
+  DispatcherOptions o = FastOptions();
+  o.quarantine_after = 1;
+  Dispatcher d(o);
+  const std::string rogue = d.RegisterWorker(Worker("rogue", "cpu-x"));
+  auto batch = d.Submit(MatmulSpec(), {"s1", "s2"});
+  ASSERT_TRUE(batch.ok());
+  bool unknown = false;
+  auto lease = d.Lease(rogue, 8, milliseconds(50), &unknown);
+  ASSERT_TRUE(lease.has_value());
+  // The first result is impossible; the second looks fine but comes from a
+  // worker that has just been caught.
+  std::vector<v1::CandidateResult> mixed = AllOk(*lease, 1e-6);
+  mixed[0].mutable_result()->set_mean_s(-1);
+  const ReportOutcome out = d.Report(rogue, lease->lease_id(), mixed, "");
+  EXPECT_EQ(out.accepted, 0);
+  EXPECT_EQ(out.implausible, 2);
+  const std::string honest = d.RegisterWorker(Worker("honest", "cpu-x"));
+  auto retry = d.Lease(honest, 8, milliseconds(50), &unknown);
+  ASSERT_TRUE(retry.has_value());
+  EXPECT_EQ(retry->candidates_size(), 2);
 }
 
 TEST(DispatcherTest, JobsShareWorkersRoundRobin) {
