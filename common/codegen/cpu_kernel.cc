@@ -56,6 +56,13 @@ absl::StatusOr<LoadedKernel> LoadedKernel::Load(const BuiltModule& module) {
     dlclose(handle);
     return absl::InternalError(absl::StrCat("dlsym ", module.symbol, ": ", error));
   }
+  // A library linked with the exported runtime carries its own thread pool,
+  // whose detached workers run the library's code for the rest of the
+  // process: it must never be unmapped (a dlclose under a spinning worker
+  // is a segfault at some later moment).
+  if (dlsym(handle, "pruner_cpu_parallel_for") != nullptr) {
+    dlopen(module.path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
   return LoadedKernel(handle, reinterpret_cast<CpuEntryFn>(entry), module.symbol);
 }
 
