@@ -50,6 +50,9 @@ struct Dispatcher::Candidate {
   Clock::time_point enqueued;
   int attempts = 0;
   std::string lease_id;  // empty while queued
+  // Workers that have held it: only they may report it (a late report of an
+  // expired lease counts; a stranger's report never does).
+  std::set<std::string> holders;
   std::string last_loss;
   double queue_wait_s = 0;  // enqueue (or re-queue) to the latest lease
 };
@@ -211,6 +214,7 @@ std::optional<v1::Lease> Dispatcher::Lease(const std::string& worker_id, int max
         queue.pop_front();
         --queued_total_;
         c.lease_id = lease->id;
+        c.holders.insert(worker_id);
         c.queue_wait_s = std::chrono::duration<double>(now - c.enqueued).count();
         lease->ids.push_back(c.id);
         v1::Candidate* wire = reply.add_candidates();
@@ -271,6 +275,12 @@ ReportOutcome Dispatcher::Report(const std::string& worker_id, const std::string
       continue;
     }
     Candidate& c = *it->second;
+    if (c.holders.count(worker_id) == 0) {
+      // Someone else's candidate: a report for a lease this worker never had.
+      ++outcome.foreign;
+      ++counters_.foreign;
+      continue;
+    }
     if (worker != nullptr && worker->quarantined()) {
       // Nothing a quarantined worker says counts.
       ++outcome.implausible;

@@ -14,7 +14,9 @@
 //   takes its worker down each time).
 // - Results are idempotent by measurement id: the first result for an id
 //   counts, later ones (a late report of an expired lease, a retried
-//   delivery) are ignored and counted as duplicates.
+//   delivery) are ignored and counted as duplicates. Only a worker that has
+//   held a candidate's lease may report it; another worker's report for it
+//   is ignored (foreign).
 // - Queue wait is measured (enqueue to lease) and reported beside each
 //   result; it never counts against a run timeout, which the worker applies
 //   to the run alone.
@@ -96,6 +98,7 @@ struct ReportOutcome {
   int duplicates = 0;
   int unknown = 0;
   int implausible = 0;  // refused (result_plausibility.h); re-queued
+  int foreign = 0;      // for candidates this worker never leased (ignored)
 };
 
 struct JobQueueStats {
@@ -171,6 +174,7 @@ class Dispatcher {
     int64_t given_up = 0;        // candidates that hit max_attempts
     int64_t implausible = 0;     // results refused as impossible
     int64_t quarantined = 0;     // workers quarantined
+    int64_t foreign = 0;         // results for another worker's candidates
   };
   Counters counters() const;
 

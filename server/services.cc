@@ -193,6 +193,7 @@ grpc::Status WorkerServiceImpl::ReportResults(grpc::ServerContext* context,
   reply->set_duplicates(outcome.duplicates);
   reply->set_unknown(outcome.unknown);
   reply->set_implausible(outcome.implausible);
+  reply->set_foreign(outcome.foreign);
   return grpc::Status::OK;
 }
 

@@ -310,6 +310,29 @@ TEST(DispatcherTest, NothingAQuarantinedWorkerReportsCounts) {
   EXPECT_EQ(retry->candidates_size(), 2);
 }
 
+TEST(DispatcherTest, AWorkerCannotReportAnotherWorkersCandidates) {
+  Dispatcher d(FastOptions());
+  const std::string owner = d.RegisterWorker(Worker("owner", "cpu-x"));
+  const std::string stranger = d.RegisterWorker(Worker("stranger", "cpu-x"));
+  auto batch = d.Submit(Spec(1, "cpu-x"), {"s1"});
+  ASSERT_TRUE(batch.ok());
+  bool unknown = false;
+  auto lease = d.Lease(owner, 8, milliseconds(50), &unknown);
+  ASSERT_TRUE(lease.has_value());
+  // The stranger knows the ids (say, from a leaked log) and the lease id.
+  ReportOutcome out = d.Report(stranger, lease->lease_id(), AllOk(*lease, 5e-4), "");
+  EXPECT_EQ(out.accepted, 0);
+  EXPECT_EQ(out.foreign, 1);
+  // The lease is still the owner's, and the owner's result counts.
+  out = d.Report(owner, lease->lease_id(), AllOk(*lease, 1e-3), "");
+  EXPECT_EQ(out.accepted, 1);
+  auto results = d.Wait(*batch);
+  ASSERT_TRUE(results.ok());
+  EXPECT_EQ((*results)[0].result.mean_s(), 1e-3);
+  EXPECT_EQ((*results)[0].result.measured_by(), "owner");
+  EXPECT_EQ(d.counters().foreign, 1);
+}
+
 TEST(DispatcherTest, JobsShareWorkersRoundRobin) {
   Dispatcher d(FastOptions());
   const std::string w = d.RegisterWorker(Worker("w", "cpu-x"));
