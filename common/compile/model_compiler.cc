@@ -60,17 +60,6 @@ struct PlanStep {
 
 int64_t ElementBytes(const GraphTensor& t) { return DTypeBytes(t.dtype); }
 
-// Product of the extents before / after `axis`.
-int64_t Outer(const std::vector<int64_t>& shape, int axis) {
-  int64_t n = 1;
-  for (int d = 0; d < axis; ++d) n *= shape[d];
-  return n;
-}
-int64_t Inner(const std::vector<int64_t>& shape, int axis) {
-  int64_t n = 1;
-  for (size_t d = axis + 1; d < shape.size(); ++d) n *= shape[d];
-  return n;
-}
 
 int32_t PortDType(DType t) {
   return t == DType::kInt64 ? PRUNER_INT64 : t == DType::kInt32 ? PRUNER_INT32 : PRUNER_FLOAT32;
@@ -243,14 +232,14 @@ absl::StatusOr<CompileReport> CompileModel(const OnnxModel& model, const TunedSc
       PRUNER_ASSIGN_OR_RETURN(Arg table_arg, source_arg(node.inputs[0]));
       PRUNER_ASSIGN_OR_RETURN(Arg index_arg, source_arg(node.inputs[1]));
       step.args = {table_arg, index_arg, Arg{node.output, -1, 0}};
-      step.ints = {ElementBytes(indices), Outer(table.shape, axis), table.shape[axis],
-                   NumElements(indices.shape), Inner(table.shape, axis) * ElementBytes(table)};
+      step.ints = {ElementBytes(indices), ExtentBefore(table.shape, axis), table.shape[axis],
+                   NumElements(indices.shape), ExtentAfter(table.shape, axis) * ElementBytes(table)};
       steps.push_back(std::move(step));
       return absl::OkStatus();
     }
     // Concat (one strided copy per input) and slice (one strided copy).
-    const int64_t outer = Outer(out.shape, axis);
-    const int64_t inner_bytes = Inner(out.shape, axis) * ElementBytes(out);
+    const int64_t outer = ExtentBefore(out.shape, axis);
+    const int64_t inner_bytes = ExtentAfter(out.shape, axis) * ElementBytes(out);
     if (node.kind == NodeKind::kSlice) {
       const GraphTensor& x = g.tensor(node.inputs[0]);
       step.kind = PRUNER_STEP_STRIDED_COPY;

@@ -26,18 +26,6 @@ Tensor TransposeTensor(const Tensor& x, const std::vector<int>& perm) {
   return out;
 }
 
-// A layout node's inputs as (outer, axis, inner) blocks: outer counts the
-// positions before `axis`, inner the elements after it.
-int64_t Outer(const std::vector<int64_t>& shape, int axis) {
-  int64_t n = 1;
-  for (int d = 0; d < axis; ++d) n *= shape[d];
-  return n;
-}
-int64_t Inner(const std::vector<int64_t>& shape, int axis) {
-  int64_t n = 1;
-  for (size_t d = axis + 1; d < shape.size(); ++d) n *= shape[d];
-  return n;
-}
 
 absl::StatusOr<Tensor> RunLayout(const GraphNode& node, const std::vector<const Tensor*>& in,
                                  const std::vector<int64_t>& out_shape) {
@@ -48,8 +36,8 @@ absl::StatusOr<Tensor> RunLayout(const GraphNode& node, const std::vector<const 
     case NodeKind::kTranspose: return TransposeTensor(x, node.attrs.perm);
     case NodeKind::kGather: {
       const Tensor& indices = *in[1];
-      const int64_t outer = Outer(x.shape, axis), rows = x.shape[axis];
-      const int64_t inner = Inner(x.shape, axis), count = indices.num_elements();
+      const int64_t outer = ExtentBefore(x.shape, axis), rows = x.shape[axis];
+      const int64_t inner = ExtentAfter(x.shape, axis), count = indices.num_elements();
       for (int64_t i = 0; i < count; ++i) {
         int64_t row = static_cast<int64_t>(indices.data[i]);
         if (row < 0) row += rows;
@@ -66,11 +54,11 @@ absl::StatusOr<Tensor> RunLayout(const GraphNode& node, const std::vector<const 
       return out;
     }
     case NodeKind::kConcat: {
-      const int64_t outer = Outer(out_shape, axis);
-      const int64_t out_row = out_shape[axis] * Inner(out_shape, axis);
+      const int64_t outer = ExtentBefore(out_shape, axis);
+      const int64_t out_row = out_shape[axis] * ExtentAfter(out_shape, axis);
       int64_t column = 0;
       for (const Tensor* t : in) {
-        const int64_t row = t->shape[axis] * Inner(t->shape, axis);
+        const int64_t row = t->shape[axis] * ExtentAfter(t->shape, axis);
         for (int64_t o = 0; o < outer; ++o) {
           std::copy_n(t->data.begin() + o * row, row, out.data.begin() + o * out_row + column);
         }
@@ -79,7 +67,7 @@ absl::StatusOr<Tensor> RunLayout(const GraphNode& node, const std::vector<const 
       return out;
     }
     case NodeKind::kSlice: {
-      const int64_t outer = Outer(x.shape, axis), inner = Inner(x.shape, axis);
+      const int64_t outer = ExtentBefore(x.shape, axis), inner = ExtentAfter(x.shape, axis);
       const int64_t in_row = x.shape[axis] * inner;
       const int64_t out_row = (node.attrs.end - node.attrs.begin) * inner;
       for (int64_t o = 0; o < outer; ++o) {

@@ -54,6 +54,18 @@ int64_t NumElements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+int64_t ExtentBefore(const std::vector<int64_t>& shape, int axis) {
+  int64_t n = 1;
+  for (int d = 0; d < axis; ++d) n *= shape[d];
+  return n;
+}
+
+int64_t ExtentAfter(const std::vector<int64_t>& shape, int axis) {
+  int64_t n = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) n *= shape[d];
+  return n;
+}
+
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
   for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {

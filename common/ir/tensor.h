@@ -31,6 +31,10 @@ struct Tensor {
 };
 
 int64_t NumElements(const std::vector<int64_t>& shape);
+// Products of the extents before and after `axis`: a row-major tensor seen
+// as [before, shape[axis], after] (concats, slices, gathers along an axis).
+int64_t ExtentBefore(const std::vector<int64_t>& shape, int axis);
+int64_t ExtentAfter(const std::vector<int64_t>& shape, int axis);
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape);
 // "[2, 3, 4]".
 std::string ShapeToString(const std::vector<int64_t>& shape);

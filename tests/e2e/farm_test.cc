@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <cmath>
+#include <functional>
 #include <thread>
 
 #include "common/store/records_store.h"
@@ -99,6 +100,41 @@ class FarmTest : public ::testing::Test {
     grpc::Status status = farm_->Client()->GetJob(context.get(), request, &info);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return info;
+  }
+
+  // A worker driven by hand, on the device of the first live worker: it
+  // registers as `name` and long-polls for up to `max_candidates` while
+  // `submit` runs (so it competes for the new job's first batch).
+  struct HandLease {
+    std::string worker_id;
+    v1::Lease lease;
+    grpc::Status status;
+  };
+  HandLease LeaseByHand(const std::string& name, int max_candidates,
+                        const std::function<void()>& submit) {
+    HandLease out;
+    auto stub = farm_->WorkerStub();
+    v1::RegisterRequest reg;
+    reg.set_name(name);
+    reg.set_slots(1);
+    *reg.mutable_device() = Workers().front().device();
+    v1::RegisterReply registered;
+    auto context = farm_->Context(seconds(5));
+    out.status = stub->Register(context.get(), reg, &registered);
+    if (!out.status.ok()) return out;
+    out.worker_id = registered.worker_id();
+    std::thread poller([&] {
+      v1::LeaseRequest request;
+      request.set_worker_id(out.worker_id);
+      request.set_max_candidates(max_candidates);
+      request.set_wait_ms(20000);
+      auto lease_context = farm_->Context(seconds(30));
+      out.status = stub->LeaseBatch(lease_context.get(), request, &out.lease);
+    });
+    std::this_thread::sleep_for(milliseconds(200));
+    submit();
+    poller.join();
+    return out;
   }
 
   // Watches the job to its end (or `timeout`); returns the events.
@@ -298,31 +334,14 @@ TEST_F(FarmTest, SilentWorkerAndDuplicateDeliveryAreHarmless) {
   farm_->StartWorker("honest", {"--max-candidates", "2"});
   const std::string device = WaitForWorkers(1);
   // A hand-driven worker on the same device: it takes a lease and goes
-  // silent.
-  auto stub = farm_->WorkerStub();
-  v1::RegisterRequest reg;
-  reg.set_name("silent");
-  reg.set_slots(1);
-  *reg.mutable_device() = Workers().front().device();
-  v1::RegisterReply registered;
-  auto context = farm_->Context(seconds(5));
-  ASSERT_TRUE(stub->Register(context.get(), reg, &registered).ok());
-
-  // Long-poll before the job exists, so both workers wait for its batch.
-  v1::Lease lease;
-  grpc::Status lease_status;
-  std::thread poller([&] {
-    v1::LeaseRequest lease_request;
-    lease_request.set_worker_id(registered.worker_id());
-    lease_request.set_max_candidates(2);
-    lease_request.set_wait_ms(20000);
-    auto lease_context = farm_->Context(seconds(30));
-    lease_status = stub->LeaseBatch(lease_context.get(), lease_request, &lease);
+  // silent. It long-polls before the job exists, so both workers wait for
+  // its batch.
+  v1::JobInfo job;
+  const HandLease silent = LeaseByHand("silent", 2, [&] {
+    job = Submit(SmallJob(device, {"matmul:M=64,K=64,N=64"}, 16, 8));
   });
-  std::this_thread::sleep_for(milliseconds(200));
-  const v1::JobInfo job = Submit(SmallJob(device, {"matmul:M=64,K=64,N=64"}, 16, 8));
-  poller.join();
-  ASSERT_TRUE(lease_status.ok()) << lease_status.error_message();
+  ASSERT_TRUE(silent.status.ok()) << silent.status.error_message();
+  const v1::Lease& lease = silent.lease;
   ASSERT_FALSE(lease.lease_id().empty()) << "the silent worker should get some work";
   const auto leased_at = Clock::now();
 
@@ -334,8 +353,9 @@ TEST_F(FarmTest, SilentWorkerAndDuplicateDeliveryAreHarmless) {
               std::chrono::duration<double>(Clock::now() - leased_at).count());
 
   // The silent worker delivers late, twice: nothing is counted.
+  auto stub = farm_->WorkerStub();
   v1::ReportRequest report;
-  report.set_worker_id(registered.worker_id());
+  report.set_worker_id(silent.worker_id);
   report.set_lease_id(lease.lease_id());
   for (const v1::Candidate& c : lease.candidates()) {
     v1::CandidateResult* r = report.add_results();
@@ -345,7 +365,7 @@ TEST_F(FarmTest, SilentWorkerAndDuplicateDeliveryAreHarmless) {
   }
   for (int delivery = 0; delivery < 2; ++delivery) {
     v1::ReportReply reply;
-    context = farm_->Context(seconds(5));
+    auto context = farm_->Context(seconds(5));
     ASSERT_TRUE(stub->ReportResults(context.get(), report, &reply).ok());
     EXPECT_EQ(reply.accepted(), 0) << "delivery " << delivery;
     EXPECT_EQ(reply.duplicates() + reply.unknown(), lease.candidates_size());
@@ -364,32 +384,17 @@ TEST_F(FarmTest, RogueWorkerCannotPoisonTheRecords) {
   StartServer(FarmOptions{});
   farm_->StartWorker("honest", {"--max-candidates", "2"});
   const std::string device = WaitForWorkers(1);
-  auto stub = farm_->WorkerStub();
-  v1::RegisterRequest reg;
-  reg.set_name("rogue");
-  reg.set_slots(1);
-  *reg.mutable_device() = Workers().front().device();
-  v1::RegisterReply registered;
-  auto context = farm_->Context(seconds(5));
-  ASSERT_TRUE(stub->Register(context.get(), reg, &registered).ok());
-  v1::Lease lease;
-  grpc::Status lease_status;
-  std::thread poller([&] {
-    v1::LeaseRequest lease_request;
-    lease_request.set_worker_id(registered.worker_id());
-    lease_request.set_max_candidates(3);
-    lease_request.set_wait_ms(20000);
-    auto lease_context = farm_->Context(seconds(30));
-    lease_status = stub->LeaseBatch(lease_context.get(), lease_request, &lease);
+  v1::JobInfo job;
+  const HandLease rogue = LeaseByHand("rogue", 3, [&] {
+    job = Submit(SmallJob(device, {"matmul:M=32,K=32,N=32"}, 16, 8));
   });
-  std::this_thread::sleep_for(milliseconds(200));
-  const v1::JobInfo job = Submit(SmallJob(device, {"matmul:M=32,K=32,N=32"}, 16, 8));
-  poller.join();
-  ASSERT_TRUE(lease_status.ok()) << lease_status.error_message();
+  ASSERT_TRUE(rogue.status.ok()) << rogue.status.error_message();
+  const v1::Lease& lease = rogue.lease;
   ASSERT_EQ(lease.candidates_size(), 3) << "the rogue should get three candidates";
 
+  auto stub = farm_->WorkerStub();
   v1::ReportRequest report;
-  report.set_worker_id(registered.worker_id());
+  report.set_worker_id(rogue.worker_id);
   report.set_lease_id(lease.lease_id());
   const double lies[] = {1e-30, 1e300, std::nan("")};
   for (int i = 0; i < 3; ++i) {
@@ -400,7 +405,7 @@ TEST_F(FarmTest, RogueWorkerCannotPoisonTheRecords) {
     r->mutable_result()->set_message(std::string(100000, 'x'));
   }
   v1::ReportReply reply;
-  context = farm_->Context(seconds(5));
+  auto context = farm_->Context(seconds(5));
   ASSERT_TRUE(stub->ReportResults(context.get(), report, &reply).ok());
   EXPECT_EQ(reply.accepted(), 0);
   EXPECT_EQ(reply.implausible(), 3);
