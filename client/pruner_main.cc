@@ -259,7 +259,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000));
   tune->add_option("--seed", topt.seed, "random seed");
   tune->add_option("--name", topt.name, "job name");
+  tune->add_option("--number", topt.measure.number, "calls per timed repeat (grows to --min-repeat-ms)");
   tune->add_option("--repeat", topt.measure.repeat, "timed repeats per candidate");
+  tune->add_flag("--flush-cache", topt.measure.flush_cache,
+                 "evict the caches before each repeat (with --number 1 --min-repeat-ms 0: every "
+                 "call starts cold, as a kernel inside a whole model does)");
   tune->add_option("--min-repeat-ms", topt.measure.min_repeat_ms, "minimum length of a repeat");
   tune->add_option("--run-timeout", topt.measure.run_timeout_s, "seconds per sandboxed run");
   tune->add_option("--threads", topt.measure.num_threads,

@@ -56,6 +56,7 @@ struct Settings {
   int rounds = 30;
   std::string strategy = "ansor-xgb";
   std::string db;  // a records database to tune into / take records from; "" = a fresh one
+  std::string tune_args;  // extra `pruner tune` arguments (e.g. cold-cache timing)
 };
 
 // The RESULT key of a model: bert_s128 is the "BERT-style encoder"
@@ -79,7 +80,8 @@ struct ModelOutcome {
 absl::StatusOr<double> Tune(const std::string& onnx, const Settings& s, const std::string& db) {
   const std::string log = (std::filesystem::path(s.work_dir) / "tune.log").string();
   const std::string cmd = absl::StrCat(PRUNER_CLI_BIN, " tune --model ", onnx, " --db ", db,
-                                       " --trials ", s.trials, " --strategy ", s.strategy,
+                                       " --trials ", s.trials, " --strategy ", s.strategy, " ",
+                                       s.tune_args,
                                        " --threads ", s.threads, " --quiet > ", log, " 2>&1");
   const auto start = Clock::now();
   if (std::system(cmd.c_str()) != 0) {
@@ -284,12 +286,14 @@ int Main(int argc, char** argv) {
     else if (a == "--threads") s.threads = std::atoi(value().c_str());
     else if (a == "--rounds") s.rounds = std::atoi(value().c_str());
     else if (a == "--strategy") s.strategy = value();
+    else if (a == "--tune-args") s.tune_args = value();
     else if (a == "--db") s.db = value();
     else {
       std::fprintf(stderr,
                    "usage: bench_model [--models resnet18,mobilenet_v2,bert_s128] "
                    "[--models-dir DIR] [--work-dir DIR] [--trials N per model] [--threads 2] "
-                   "[--rounds 30] [--strategy ansor-xgb] [--db FILE: keep or reuse records]\n");
+                   "[--rounds 30] [--strategy ansor-xgb] [--db FILE: keep or reuse records]\n"
+                   "       [--tune-args \"--flush-cache --number 1 --min-repeat-ms 0 ...\"]\n");
       return 2;
     }
   }
