@@ -83,9 +83,7 @@ absl::StatusOr<ConstTensor> Binary(const std::string& op, const ConstTensor& a,
 // Axes from the attribute (opsets before 13) or the second input.
 std::vector<int64_t> AxesOf(const std::vector<const ConstTensor*>& in, const ConstAttrs& attrs) {
   if (in.size() > 1 && in[1] != nullptr) {
-    std::vector<int64_t> axes;
-    for (int64_t i = 0; i < in[1]->size(); ++i) axes.push_back(static_cast<int64_t>(in[1]->at(i)));
-    return axes;
+    return in[1]->Ints();
   }
   return attrs.Ints("axes");
 }
@@ -96,15 +94,7 @@ absl::StatusOr<ConstTensor> Slice(const std::vector<const ConstTensor*>& in,
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   std::vector<int64_t> starts, ends, axes, steps;
   auto read = [&](size_t i) {
-    std::vector<int64_t> v;
-    if (i < in.size() && in[i] != nullptr) {
-      for (int64_t k = 0; k < in[i]->size(); ++k) {
-        const double d = in[i]->at(k);
-        // INT64_MAX/MIN ends arrive as doubles just past the int64 range.
-        v.push_back(d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(d));
-      }
-    }
-    return v;
+    return i < in.size() && in[i] != nullptr ? in[i]->Ints() : std::vector<int64_t>();
   };
   if (opset < 10) {
     starts = attrs.Ints("starts");
@@ -247,6 +237,18 @@ int64_t ConstTensor::size() const {
 
 double ConstTensor::at(int64_t i) const {
   return is_float ? static_cast<double>((*floats)[i]) : static_cast<double>(ints[i]);
+}
+
+int64_t ConstTensor::int_at(int64_t i) const {
+  if (!is_float) return ints[i];
+  const double d = (*floats)[i];
+  return d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(d);
+}
+
+std::vector<int64_t> ConstTensor::Ints() const {
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < size(); ++i) v.push_back(int_at(i));
+  return v;
 }
 
 ConstTensor ConstTensor::Float(std::vector<int64_t> shape, std::vector<float> values) {

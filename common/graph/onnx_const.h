@@ -30,6 +30,11 @@ struct ConstTensor {
   int64_t size() const;
   // Element i as double, whichever the type.
   double at(int64_t i) const;
+  // Element i as an integer: exact for integer tensors (a slice's INT64_MAX
+  // end survives), truncated and saturated for float ones.
+  int64_t int_at(int64_t i) const;
+  // Every element as int_at gives it.
+  std::vector<int64_t> Ints() const;
   bool is_scalar() const { return size() == 1; }
 
   static ConstTensor Float(std::vector<int64_t> shape, std::vector<float> values);

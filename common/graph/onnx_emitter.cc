@@ -514,7 +514,7 @@ absl::Status Emitter::EmitGather(int i) {
       index_const->size() > 0) {
     const int64_t dim = data_shape[axis];
     auto at = [&](int64_t k) {
-      const int64_t v = static_cast<int64_t>(index_const->at(k));
+      const int64_t v = index_const->int_at(k);
       return v < 0 ? v + dim : v;
     };
     bool consecutive = at(0) >= 0 && at(0) + index_const->size() <= dim;
@@ -588,11 +588,7 @@ absl::Status Emitter::EmitSlice(int i) {
     if (k >= n.input_size() || n.input(k).empty()) return absl::OkStatus();
     const ConstTensor* c = ConstOf(n.input(k));
     if (c == nullptr) return absl::UnimplementedError("Slice (bounds computed at run time)");
-    for (int64_t e = 0; e < c->size(); ++e) {
-      const double d = c->at(e);
-      // INT64_MAX/MIN ends arrive as doubles just past the int64 range.
-      out->push_back(d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(d));
-    }
+    *out = c->Ints();
     return absl::OkStatus();
   };
   std::vector<int64_t> starts, ends, axes, steps;

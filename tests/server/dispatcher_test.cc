@@ -4,6 +4,7 @@
 #include "server/dispatcher.h"
 
 #include <cmath>
+#include <optional>
 #include <thread>
 
 #include "gmock/gmock.h"
@@ -245,17 +246,36 @@ TEST(DispatcherTest, ImplausibleResultIsMeasuredAgainWithoutCostingAnAttempt) {
   EXPECT_EQ(d.counters().given_up, 0);
 }
 
+// A dispatcher whose worker "rogue" holds a lease of a two-candidate
+// matmul batch; quarantine after `strikes` implausible results.
+struct RogueHoldsALease {
+  explicit RogueHoldsALease(int strikes) : d([strikes] {
+    DispatcherOptions o = FastOptions();
+    o.quarantine_after = strikes;
+    return o;
+  }()) {
+    rogue = d.RegisterWorker(Worker("rogue", "cpu-x"));
+    absl::StatusOr<std::shared_ptr<BatchHandle>> submitted = d.Submit(MatmulSpec(), {"s1", "s2"});
+    EXPECT_TRUE(submitted.ok());
+    if (submitted.ok()) batch = *submitted;
+    bool unknown = false;
+    std::optional<v1::Lease> leased = d.Lease(rogue, 8, milliseconds(50), &unknown);
+    EXPECT_TRUE(leased.has_value() && leased->candidates_size() == 2);
+    if (leased.has_value()) lease = *leased;
+  }
+  Dispatcher d;
+  std::string rogue;
+  std::shared_ptr<BatchHandle> batch;
+  v1::Lease lease;
+};
+
 TEST(DispatcherTest, RepeatOffenderIsQuarantinedEvenAfterReRegistering) {
-  DispatcherOptions o = FastOptions();
-  o.quarantine_after = 2;
-  Dispatcher d(o);
-  const std::string rogue = d.RegisterWorker(Worker("rogue", "cpu-x"));
-  auto batch = d.Submit(MatmulSpec(), {"s1", "s2"});
-  ASSERT_TRUE(batch.ok());
+  RogueHoldsALease r(2);
+  ASSERT_EQ(r.lease.candidates_size(), 2);
+  Dispatcher& d = r.d;
+  const std::string& rogue = r.rogue;
+  const v1::Lease* lease = &r.lease;
   bool unknown = false;
-  auto lease = d.Lease(rogue, 8, milliseconds(50), &unknown);
-  ASSERT_TRUE(lease.has_value());
-  ASSERT_EQ(lease->candidates_size(), 2);
   // NaN for the first and infinity for the second: two strikes, quarantined.
   std::vector<v1::CandidateResult> garbage = AllOk(*lease, std::nan(""));
   garbage[1].mutable_result()->set_mean_s(1e300);
@@ -282,21 +302,18 @@ TEST(DispatcherTest, RepeatOffenderIsQuarantinedEvenAfterReRegistering) {
   ASSERT_TRUE(retry.has_value());
   EXPECT_EQ(retry->candidates_size(), 2);
   d.Report(honest, retry->lease_id(), AllOk(*retry, 1e-6), "");
-  auto results = d.Wait(*batch);
+  auto results = d.Wait(r.batch);
   ASSERT_TRUE(results.ok());
-  for (const DispatchedResult& r : *results) EXPECT_EQ(r.result.measured_by(), "honest");
+  for (const DispatchedResult& result : *results) EXPECT_EQ(result.result.measured_by(), "honest");
 }
 
 TEST(DispatcherTest, NothingAQuarantinedWorkerReportsCounts) {
-  DispatcherOptions o = FastOptions();
-  o.quarantine_after = 1;
-  Dispatcher d(o);
-  const std::string rogue = d.RegisterWorker(Worker("rogue", "cpu-x"));
-  auto batch = d.Submit(MatmulSpec(), {"s1", "s2"});
-  ASSERT_TRUE(batch.ok());
+  RogueHoldsALease r(1);
+  ASSERT_EQ(r.lease.candidates_size(), 2);
+  Dispatcher& d = r.d;
+  const std::string& rogue = r.rogue;
+  const v1::Lease* lease = &r.lease;
   bool unknown = false;
-  auto lease = d.Lease(rogue, 8, milliseconds(50), &unknown);
-  ASSERT_TRUE(lease.has_value());
   // The first result is impossible; the second looks fine but comes from a
   // worker that has just been caught.
   std::vector<v1::CandidateResult> mixed = AllOk(*lease, 1e-6);
