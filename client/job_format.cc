@@ -228,4 +228,16 @@ std::string FormatBestRecords(const v1::BestRecordsReply& reply) {
   return text;
 }
 
+std::string FormatPurge(const std::string& worker_name, const v1::PurgeWorkerRecordsReply& reply) {
+  std::string text = absl::StrCat(reply.dry_run() ? "would remove" : "removed", " ",
+                                   reply.records(), " records of worker '", worker_name, "' (",
+                                   reply.ok_records(), " ok) over ", reply.workloads(),
+                                   " workload/device pairs; ", reply.bests(), " of their bests ",
+                                   reply.dry_run() ? "would change" : "changed", "\n");
+  if (reply.dry_run() && reply.records() > 0) {
+    absl::StrAppend(&text, "dry run: nothing removed (run again without --dry-run)\n");
+  }
+  return text;
+}
+
 }  // namespace pruner

@@ -14,6 +14,7 @@
 
 #include "absl/time/time.h"
 #include "google/protobuf/map.h"
+#include "pruner/v1/admin_service.pb.h"
 #include "pruner/v1/tuning_service.pb.h"
 
 namespace pruner {
@@ -63,6 +64,10 @@ std::string FormatWorkerTable(const v1::ListWorkersReply& reply, int64_t now_uni
 
 // `pruner best JOB`: per task its best latency, GFLOP/s and sentence.
 std::string FormatBestRecords(const v1::BestRecordsReply& reply);
+
+// What purging a worker's records removed, or on a dry run would remove:
+// "worker 'w': 12 records (10 ok) over 3 workloads; 2 bests change".
+std::string FormatPurge(const std::string& worker_name, const v1::PurgeWorkerRecordsReply& reply);
 
 }  // namespace pruner
 

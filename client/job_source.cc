@@ -33,7 +33,7 @@ class ServiceJobSource : public JobSource {
  private:
   template <typename Request, typename Reply>
   absl::StatusOr<Reply> Call(TuningServiceCall<Request, Reply> call, const Request& request) {
-    return CallTuningService(flags_, call, request);
+    return CallServer(flags_, call, request);
   }
 
   ServiceFlags flags_;

@@ -334,7 +334,7 @@ int main(int argc, char** argv) {
   std::string db = "pruner.db", workload, records_device, path;
   int64_t limit = 50;
   bool show_program = false;
-  auto* records = app.add_subcommand("records", "the records database: show, best, export, import");
+  auto* records = app.add_subcommand("records", "the records database: show, best, export, import, purge");
   records->require_subcommand(1);
   auto* records_show = records->add_subcommand("show", "list the records of a workload");
   records_show->add_option("workload", workload, "workload key")->required();
@@ -349,7 +349,15 @@ int main(int argc, char** argv) {
   records_export->add_option("--workload", workload, "only this workload");
   auto* records_import = records->add_subcommand("import", "read records from JSON lines");
   records_import->add_option("path", path, "input file")->required()->check(CLI::ExistingFile);
-  for (CLI::App* command : {records_show, records_best, records_export, records_import}) {
+  std::string purge_worker;
+  bool purge_dry_run = false;
+  auto* records_purge = records->add_subcommand(
+      "purge", "remove every record a worker measured (one found to report garbage)");
+  records_purge->add_option("--worker", purge_worker, "the worker's name (`pruner workers`)")
+      ->required();
+  records_purge->add_flag("--dry-run", purge_dry_run, "only say what would be removed");
+  for (CLI::App* command :
+       {records_show, records_best, records_export, records_import, records_purge}) {
     command->add_option("--db", db, "records database");
   }
 
@@ -382,6 +390,7 @@ int main(int argc, char** argv) {
   if (*records_best) return pruner::RunRecordsBest(db, workload, records_device, show_program);
   if (*records_export) return pruner::RunRecordsExport(db, path, workload);
   if (*records_import) return pruner::RunRecordsImport(db, path);
+  if (*records_purge) return pruner::RunRecordsPurge(db, purge_worker, purge_dry_run);
   if (*pretrain) return pruner::RunPretrain(pretrain_command);
   if (*ops) return pruner::ListOperators();
   if (*devices) return pruner::ListDevices(json);

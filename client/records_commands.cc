@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "absl/status/status.h"
+#include "client/job_format.h"
 #include "common/base/status_macros.h"
 #include "common/lower/lower.h"
 #include "common/schedule/state.h"
@@ -88,6 +89,21 @@ int RunRecordsImport(const std::string& db, const std::string& path) {
   auto added = (*store)->ImportJsonLines(path);
   if (!added.ok()) return Fail(added.status());
   std::printf("imported %lld records\n", static_cast<long long>(*added));
+  return 0;
+}
+
+int RunRecordsPurge(const std::string& db, const std::string& worker_name, bool dry_run) {
+  auto store = RecordsStore::Open(db);
+  if (!store.ok()) return Fail(store.status());
+  auto summary = (*store)->PurgeWorkerRecords(worker_name, dry_run);
+  if (!summary.ok()) return Fail(summary.status());
+  v1::PurgeWorkerRecordsReply reply;
+  reply.set_records(summary->records);
+  reply.set_ok_records(summary->ok_records);
+  reply.set_workloads(summary->workloads);
+  reply.set_bests(summary->bests);
+  reply.set_dry_run(dry_run);
+  std::cout << FormatPurge(worker_name, reply);
   return 0;
 }
 

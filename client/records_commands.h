@@ -18,6 +18,8 @@ int RunRecordsBest(const std::string& db, const std::string& workload_key,
 int RunRecordsExport(const std::string& db, const std::string& path,
                      const std::string& workload_key);
 int RunRecordsImport(const std::string& db, const std::string& path);
+// Removes every record measured by `worker_name` (dry_run: only counts).
+int RunRecordsPurge(const std::string& db, const std::string& worker_name, bool dry_run);
 
 }  // namespace pruner
 

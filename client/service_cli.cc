@@ -139,9 +139,22 @@ void AddServiceCommands(CLI::App* app, ServiceCli* cli) {
   AddJobArgument(cli->export_command, &cli->job_id);
   cli->export_command->add_option("--out", cli->out_dir, "folder for the files")->required();
 
+  CLI::App* admin = app->add_subcommand("admin", "the farm's housekeeping (an admin token)");
+  admin->require_subcommand(1);
+  cli->admin_purge_command = admin->add_subcommand(
+      "purge-worker", "remove every record a worker measured from the server's database");
+  cli->admin_purge_command->add_option("worker", cli->worker_name, "the worker's name")
+      ->required();
+  cli->admin_purge_command->add_flag("--dry-run", cli->dry_run, "only say what would be removed");
+  cli->admin_release_command =
+      admin->add_subcommand("release-worker", "lift a worker's quarantine: it gets leases again");
+  cli->admin_release_command->add_option("worker", cli->worker_name, "the worker's name")
+      ->required();
+
   for (CLI::App* command : {cli->submit_command, cli->watch_command, cli->status_command,
                             cli->cancel_command, cli->workers_command, cli->jobs_command,
-                            cli->best_command, cli->export_command}) {
+                            cli->best_command, cli->export_command, cli->admin_purge_command,
+                            cli->admin_release_command}) {
     AddServiceFlags(command, &cli->service);
   }
   for (CLI::App* command :
@@ -166,6 +179,12 @@ std::optional<int> RunParsedServiceCommand(const ServiceCli& cli,
     return RunCancelJob(Resolved(cli), cli.job_id, Console());
   }
   if (cli.workers_command && *cli.workers_command) return RunListWorkers(Resolved(cli), Console());
+  if (cli.admin_purge_command && *cli.admin_purge_command) {
+    return RunPurgeWorker(Resolved(cli), cli.worker_name, cli.dry_run, Console());
+  }
+  if (cli.admin_release_command && *cli.admin_release_command) {
+    return RunReleaseWorker(Resolved(cli), cli.worker_name, Console());
+  }
 
   auto parsed = [](CLI::App* command) { return command != nullptr && bool(*command); };
   if (!parsed(cli.status_command) && !parsed(cli.jobs_command) && !parsed(cli.best_command) &&

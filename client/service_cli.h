@@ -25,6 +25,8 @@ struct ServiceCli {
   int64_t job_id = 0;
   std::string db;       // status/jobs/best/export: read this database instead of the server
   std::string out_dir;  // export
+  std::string worker_name;  // admin purge-worker / release-worker
+  bool dry_run = false;     // admin purge-worker
 
   CLI::App* submit_command = nullptr;
   CLI::App* watch_command = nullptr;
@@ -34,14 +36,16 @@ struct ServiceCli {
   CLI::App* jobs_command = nullptr;
   CLI::App* best_command = nullptr;
   CLI::App* export_command = nullptr;
+  CLI::App* admin_purge_command = nullptr;
+  CLI::App* admin_release_command = nullptr;
 };
 
 // --server, --token-file, --tls-ca, --tls-server-name and --json, in the
 // help's "Service" group.
 void AddServiceFlags(CLI::App* command, ServiceFlags* flags);
 
-// Adds submit, watch, cancel and workers (the server's), and status, jobs,
-// best and export (the server's, or a database's with --db) to `app`.
+// Adds submit, watch, cancel, workers and admin (the server's), and status,
+// jobs, best and export (the server's, or a database's with --db) to `app`.
 void AddServiceCommands(CLI::App* app, ServiceCli* cli);
 
 // The exit code of whichever of those commands was parsed; nullopt when the

@@ -43,12 +43,12 @@ int PrintJson(const google::protobuf::Message& message, CommandStreams io) {
 template <typename Request, typename Reply>
 using UnaryCall = TuningServiceCall<Request, Reply>;
 
-// One call (CallTuningService); a failure is printed with its hint and
+// One call (CallServer); a failure is printed with its hint and
 // becomes the exit code.
-template <typename Request, typename Reply>
-int CallService(const ServiceFlags& flags, UnaryCall<Request, Reply> call, const Request& request,
-                Reply* reply, std::ostream& err) {
-  absl::StatusOr<Reply> answered = CallTuningService(flags, call, request);
+template <typename Stub, typename Request, typename Reply>
+int CallService(const ServiceFlags& flags, ServiceCall<Stub, Request, Reply> call,
+                const Request& request, Reply* reply, std::ostream& err) {
+  absl::StatusOr<Reply> answered = CallServer(flags, call, request);
   if (!answered.ok()) return Fail(answered.status(), err);
   *reply = *std::move(answered);
   return kExitOk;
@@ -206,6 +206,38 @@ int RunListWorkers(const ServiceFlags& service, CommandStreams io) {
   if (service.json) return PrintJson(reply, io);
   io.out << FormatWorkerTable(reply, absl::ToUnixMillis(absl::Now()));
   return kExitOk;
+}
+
+int RunPurgeWorker(const ServiceFlags& service, const std::string& worker_name, bool dry_run,
+                   CommandStreams io) {
+  v1::PurgeWorkerRecordsRequest request;
+  request.set_worker_name(worker_name);
+  request.set_dry_run(dry_run);
+  v1::PurgeWorkerRecordsReply reply;
+  if (int code = CallService(service, &v1::AdminService::Stub::PurgeWorkerRecords, request, &reply,
+                             io.err);
+      code != kExitOk) {
+    return code;
+  }
+  if (service.json) return PrintJson(reply, io);
+  io.out << FormatPurge(worker_name, reply);
+  return kExitOk;
+}
+
+int RunReleaseWorker(const ServiceFlags& service, const std::string& worker_name,
+                     CommandStreams io) {
+  v1::ReleaseWorkerRequest request;
+  request.set_worker_name(worker_name);
+  v1::ReleaseWorkerReply reply;
+  if (int code =
+          CallService(service, &v1::AdminService::Stub::ReleaseWorker, request, &reply, io.err);
+      code != kExitOk) {
+    return code;
+  }
+  if (service.json) return PrintJson(reply, io);
+  io.out << (reply.released() ? "released worker '" : "no quarantined worker named '")
+         << worker_name << "'\n";
+  return reply.released() ? kExitOk : 1;
 }
 
 int RunJobStatus(JobSource& source, int64_t job_id, bool json, CommandStreams io) {

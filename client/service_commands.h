@@ -50,6 +50,13 @@ int RunWatch(const ServiceFlags& service, int64_t job_id, CommandStreams io,
 int RunCancelJob(const ServiceFlags& service, int64_t job_id, CommandStreams io);
 int RunListWorkers(const ServiceFlags& service, CommandStreams io);
 
+// AdminService (an admin credential): remove a worker's records on the
+// server's database (dry_run: only count them); lift a worker's quarantine.
+int RunPurgeWorker(const ServiceFlags& service, const std::string& worker_name, bool dry_run,
+                   CommandStreams io);
+int RunReleaseWorker(const ServiceFlags& service, const std::string& worker_name,
+                     CommandStreams io);
+
 // What a client reads of jobs, from any JobSource (the server or a local
 // database, job_source.h), printed alike: as tables, or as one JSON object
 // when `json`.

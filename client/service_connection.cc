@@ -47,6 +47,7 @@ absl::StatusOr<ServiceConnection> Connect(const ServiceFlags& flags) {
   }
   PRUNER_ASSIGN_OR_RETURN(auto channel, MakeChannel(connection.address, connection.security));
   connection.stub = v1::TuningService::NewStub(channel);
+  connection.admin_stub = v1::AdminService::NewStub(channel);
   return connection;
 }
 
@@ -70,6 +71,11 @@ std::string DescribeRpcError(const grpc::Status& status, const std::string& addr
       break;
     case grpc::StatusCode::UNAUTHENTICATED:
       absl::StrAppend(&text, "hint: pass --token-file or set PRUNER_TOKEN_FILE\n");
+      break;
+    case grpc::StatusCode::PERMISSION_DENIED:
+      absl::StrAppend(&text,
+                      "hint: the server knows this token but its role may not do this; clients "
+                      "submit and read, workers measure, admins purge and release workers\n");
       break;
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       // A submit or cancel may still have happened: say where to look.

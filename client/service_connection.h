@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/rpc_credentials.h"
+#include "pruner/v1/admin_service.grpc.pb.h"
 #include "pruner/v1/tuning_service.grpc.pb.h"
 
 namespace pruner {
@@ -45,6 +46,10 @@ struct ServiceConnection {
   ClientSecurity security;
   double rpc_timeout_s = 30;
   std::unique_ptr<v1::TuningService::Stub> stub;
+  std::unique_ptr<v1::AdminService::Stub> admin_stub;  // same channel
+
+  v1::TuningService::Stub& StubFor(const v1::TuningService::Stub*) const { return *stub; }
+  v1::AdminService::Stub& StubFor(const v1::AdminService::Stub*) const { return *admin_stub; }
 
   // Attaches the token and, when `deadline` is set, the call's deadline.
   void Prepare(grpc::ClientContext* context, bool deadline = true) const;
@@ -66,21 +71,24 @@ std::string DescribeRpcError(const grpc::Status& status, const std::string& addr
 // its "error: " prefix and last newline (so "error: " + message prints it).
 absl::Status RpcErrorStatus(const grpc::Status& status, const std::string& address);
 
+template <typename Stub, typename Request, typename Reply>
+using ServiceCall = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Reply*);
 template <typename Request, typename Reply>
-using TuningServiceCall = grpc::Status (v1::TuningService::Stub::*)(grpc::ClientContext*,
-                                                                      const Request&, Reply*);
+using TuningServiceCall = ServiceCall<v1::TuningService::Stub, Request, Reply>;
 
-// Connects and makes one unary call under the deadline.
-template <typename Request, typename Reply>
-absl::StatusOr<Reply> CallTuningService(const ServiceFlags& flags,
-                                        TuningServiceCall<Request, Reply> call,
+// Connects and makes one unary call (TuningService or AdminService) under
+// the deadline.
+template <typename Stub, typename Request, typename Reply>
+absl::StatusOr<Reply> CallServer(const ServiceFlags& flags,
+                                        ServiceCall<Stub, Request, Reply> call,
                                         const Request& request) {
   absl::StatusOr<ServiceConnection> connection = Connect(flags);
   if (!connection.ok()) return connection.status();
   grpc::ClientContext context;
   connection->Prepare(&context);
   Reply reply;
-  const grpc::Status status = ((*connection->stub).*call)(&context, request, &reply);
+  Stub& stub = connection->StubFor(static_cast<const Stub*>(nullptr));
+  const grpc::Status status = (stub.*call)(&context, request, &reply);
   if (!status.ok()) return RpcErrorStatus(status, connection->address);
   return reply;
 }

@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/absl_compat.h"
 #include "common/base/status_macros.h"
-#include "openssl/crypto.h"
 
 namespace pruner {
 namespace {
@@ -47,12 +46,17 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
   if (has_cert != has_key) {
     return absl::InvalidArgumentError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)");
   }
+  const bool has_tokens = !security.token.empty() || !security.credentials_file.empty();
+  if (!security.token.empty() && !security.credentials_file.empty()) {
+    return absl::InvalidArgumentError(
+        "give either one shared token (--token-file) or a credentials file (--credentials), not both");
+  }
   if (!IsLoopbackAddress(listen_address) && !security.allow_insecure_remote &&
-      (!has_cert || security.token.empty())) {
+      (!has_cert || !has_tokens)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "refusing to listen on ", ToAbsl(listen_address),
-        " without TLS and a token: give --tls-cert, --tls-key and --token-file (deploy/make-certs.sh "
-        "makes them), listen on 127.0.0.1, or pass --insecure on a trusted network"));
+        " without TLS and tokens: give --tls-cert, --tls-key and --credentials (or --token-file); "
+        "deploy/make-certs.sh makes them. Or listen on 127.0.0.1, or pass --insecure on a trusted network"));
   }
   if (!has_cert) return grpc::InsecureServerCredentials();
   PRUNER_ASSIGN_OR_RETURN(auto cert, ReadWholeFile(security.tls_cert_file, "TLS certificate"));
@@ -60,26 +64,6 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
   grpc::SslServerCredentialsOptions options;
   options.pem_key_cert_pairs.push_back({key, cert});
   return grpc::SslServerCredentials(options);
-}
-
-grpc::Status CheckToken(const grpc::ServerContext& context, const std::string& token) {
-  if (token.empty()) return grpc::Status::OK;
-  const auto& metadata = context.client_metadata();
-  auto it = metadata.find("authorization");
-  if (it == metadata.end()) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        "this server requires a token: pass --token-file or set PRUNER_TOKEN");
-  }
-  std::string_view value(it->second.data(), it->second.size());
-  if (value.substr(0, kBearer.size()) != kBearer) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "invalid token");
-  }
-  value.remove_prefix(kBearer.size());
-  if (value.size() != token.size() ||
-      CRYPTO_memcmp(value.data(), token.data(), token.size()) != 0) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "invalid token");
-  }
-  return grpc::Status::OK;
 }
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& address,

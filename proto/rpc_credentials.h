@@ -1,10 +1,10 @@
 // Transport security shared by the server, the workers and the client.
 //
 // Policy: on loopback, plain TCP is allowed (the local farm and the tests);
-// anywhere else the server refuses to start without TLS *and* a token unless
-// told explicitly that the network is trusted. When the server has a token,
-// every call must carry "authorization: Bearer <token>", checked in constant
-// time; a client or worker without it gets UNAUTHENTICATED.
+// anywhere else the server refuses to start without TLS *and* tokens (one
+// shared token, or a credentials file) unless told explicitly that the
+// network is trusted. Calls carry "authorization: Bearer <token>"; the
+// server checks it and the caller's role (server/access_control.h).
 #ifndef PRUNER_PROTO_RPC_CREDENTIALS_H_
 #define PRUNER_PROTO_RPC_CREDENTIALS_H_
 
@@ -20,7 +20,9 @@ namespace pruner {
 struct ServerSecurity {
   std::string tls_cert_file;  // PEM; with tls_key_file, enables TLS
   std::string tls_key_file;
-  std::string token;          // empty: calls are not authenticated
+  std::string token;          // one token for every role; empty: see credentials_file
+  // Per-role credentials (server/access_control.h); excludes `token`.
+  std::string credentials_file;
   bool allow_insecure_remote = false;  // --insecure: trusted network, no TLS/token
 };
 
@@ -38,9 +40,6 @@ bool IsLoopbackAddress(std::string_view address);
 // unreadable or half-given certificate files.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
     std::string_view listen_address, const ServerSecurity& security);
-
-// OK, or UNAUTHENTICATED with a message that says what is missing.
-grpc::Status CheckToken(const grpc::ServerContext& context, const std::string& token);
 
 // A channel to `address`: TLS when tls_ca_file is set. HTTP proxies are
 // bypassed (a proxy in the environment must not capture loopback traffic).

@@ -133,6 +133,26 @@ std::string Dispatcher::RegisterWorker(const v1::RegisterRequest& request) {
   return id;
 }
 
+std::optional<std::string> Dispatcher::WorkerName(const std::string& worker_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = workers_.find(worker_id);
+  if (it == workers_.end()) return std::nullopt;
+  return it->second->info.name();
+}
+
+bool Dispatcher::ReleaseWorker(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bool released = quarantined_names_.erase(name) > 0;
+  for (auto& [id, worker] : workers_) {
+    if (worker->info.name() != name) continue;
+    released = released || worker->quarantined();
+    worker->info.set_quarantined(false);
+    worker->info.clear_quarantine_reason();
+    worker->info.set_implausible_reports(0);
+  }
+  return released;
+}
+
 bool Dispatcher::Heartbeat(const std::string& worker_id, const std::vector<std::string>& lease_ids,
                            std::vector<std::string>* revoked) {
   std::lock_guard<std::mutex> lock(mu_);

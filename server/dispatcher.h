@@ -139,6 +139,13 @@ class Dispatcher {
                        const std::vector<v1::CandidateResult>& results,
                        const std::string& infrastructure_error);
   std::vector<WorkerSnapshot> Workers() const;
+  // The name a worker id registered under; nullopt for an unknown id. The
+  // services bind a worker credential to this name.
+  std::optional<std::string> WorkerName(const std::string& worker_id) const;
+  // Lifts the quarantine of every worker registered as `name` (and of its
+  // future registrations) and clears their strikes. False when no worker of
+  // that name is quarantined.
+  bool ReleaseWorker(const std::string& name);
   // Device keys of the live workers.
   std::vector<std::string> LiveDeviceKeys() const;
 

@@ -18,6 +18,8 @@ struct PrunerServer::Impl {
   std::unique_ptr<JobManager> jobs;
   std::unique_ptr<TuningServiceImpl> tuning_service;
   std::unique_ptr<WorkerServiceImpl> worker_service;
+  std::unique_ptr<AccessControl> access;
+  std::unique_ptr<AdminServiceImpl> admin_service;
   std::unique_ptr<grpc::Server> server;
   std::string host;
   int port = 0;
@@ -33,21 +35,30 @@ absl::StatusOr<std::unique_ptr<PrunerServer>> PrunerServer::Start(const ServerOp
   PRUNER_ASSIGN_OR_RETURN(auto credentials,
                           MakeServerCredentials(options.listen, options.security));
   auto impl = std::make_unique<Impl>();
+  if (options.security.credentials_file.empty()) {
+    impl->access = AccessControl::SharedToken(options.security.token);
+  } else {
+    PRUNER_ASSIGN_OR_RETURN(impl->access,
+                            AccessControl::FromFile(options.security.credentials_file));
+  }
   auto store = RecordsStore::Open(options.db);
   if (!store.ok()) return store.status();
   impl->store = *std::move(store);
   impl->dispatcher = std::make_unique<Dispatcher>(options.dispatcher);
   impl->jobs = std::make_unique<JobManager>(impl->store.get(), impl->dispatcher.get(), options.jobs);
   impl->tuning_service = std::make_unique<TuningServiceImpl>(
-      impl->jobs.get(), impl->dispatcher.get(), impl->store.get(), options.security.token);
+      impl->jobs.get(), impl->dispatcher.get(), impl->store.get(), impl->access.get());
   impl->worker_service = std::make_unique<WorkerServiceImpl>(
-      impl->dispatcher.get(), impl->store.get(), options.security.token);
+      impl->dispatcher.get(), impl->store.get(), impl->access.get());
+  impl->admin_service = std::make_unique<AdminServiceImpl>(
+      impl->dispatcher.get(), impl->store.get(), impl->access.get());
 
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, credentials, &impl->port);
   builder.RegisterService(impl->tuning_service.get());
   builder.RegisterService(impl->worker_service.get());
+  builder.RegisterService(impl->admin_service.get());
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.SetMaxSendMessageSize(64 << 20);
   // Without this a second server could bind the same port (SO_REUSEPORT)
@@ -69,6 +80,7 @@ absl::StatusOr<std::unique_ptr<PrunerServer>> PrunerServer::Start(const ServerOp
 int PrunerServer::port() const { return impl_->port; }
 std::string PrunerServer::address() const { return absl::StrCat(impl_->host, ":", impl_->port); }
 int PrunerServer::resumed_jobs() const { return impl_->resumed; }
+std::string PrunerServer::access_description() const { return impl_->access->Describe(); }
 JobManager& PrunerServer::jobs() { return *impl_->jobs; }
 Dispatcher& PrunerServer::dispatcher() { return *impl_->dispatcher; }
 

@@ -1,5 +1,5 @@
 // One scheduler server: the records database, the dispatcher, the jobs and
-// the two gRPC services on one port, with reflection on so that standard
+// the three gRPC services on one port, with reflection on so that standard
 // gRPC tools (grpcurl, grpc_cli) can list and call it. The binary
 // (server_main.cc) and the end-to-end tests both start it through here.
 #ifndef PRUNER_SERVER_PRUNER_SERVER_H_
@@ -33,6 +33,9 @@ class PrunerServer {
   // "127.0.0.1:<port>" (the listen host with the selected port).
   std::string address() const;
   int resumed_jobs() const;
+  // Who may call: "no token", "shared token required", or the credentials
+  // file with its counts per role.
+  std::string access_description() const;
 
   // Blocks until Shutdown() is called (from another thread).
   void Wait();

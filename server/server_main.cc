@@ -45,7 +45,12 @@ int main(int argc, char** argv) {
   app.add_option("--db", options.db, "records database (SQLite)")->capture_default_str();
   app.add_option("--port-file", port_file, "write the selected port here once listening");
   app.add_option("--token-file", token_file,
-                 "require this bearer token from clients and workers (env PRUNER_TOKEN_FILE)");
+                 "require this one bearer token from clients and workers, for every role "
+                 "(env PRUNER_TOKEN_FILE)");
+  options.security.credentials_file = EnvOr("PRUNER_CREDENTIALS_FILE", "");
+  app.add_option("--credentials", options.security.credentials_file,
+                 "per-role tokens: lines 'ROLE NAME TOKEN' (client, worker, admin), re-read when "
+                 "the file changes (env PRUNER_CREDENTIALS_FILE)");
   app.add_option("--tls-cert", options.security.tls_cert_file, "PEM certificate (with --tls-key)");
   app.add_option("--tls-key", options.security.tls_key_file, "PEM private key");
   app.add_flag("--insecure", options.security.allow_insecure_remote,
@@ -87,7 +92,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.security.token = *token;
-  if (options.security.token.empty()) {
+  if (options.security.token.empty() && options.security.credentials_file.empty()) {
     const std::string literal = EnvOr("PRUNER_TOKEN", "");
     options.security.token = literal;
   }
@@ -105,11 +110,10 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << server.status().message() << "\n";
     return 2;
   }
-  std::printf("pruner-server listening on %s (db %s, %s%s; resumed %d jobs)\n",
+  std::printf("pruner-server listening on %s (db %s, %s, %s; resumed %d jobs)\n",
               (*server)->address().c_str(), options.db.c_str(),
               options.security.tls_cert_file.empty() ? "plaintext" : "TLS",
-              options.security.token.empty() ? ", no token" : ", token required",
-              (*server)->resumed_jobs());
+              (*server)->access_description().c_str(), (*server)->resumed_jobs());
   std::fflush(stdout);
   if (!port_file.empty() && !WritePortFile(port_file, (*server)->port())) {
     std::cerr << "error: cannot write the port file " << port_file << "\n";

@@ -5,7 +5,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "proto/rpc_credentials.h"
+#include "common/base/absl_compat.h"
+#include "proto/daemon_log.h"
 #include "proto/wire_convert.h"
 #include "server/job_export.h"
 #include "server/job_info.h"
@@ -27,13 +28,17 @@ constexpr int kMaxResultsPerReport = 4096;
 
 // ---- TuningService ---------------------------------------------------------
 
+grpc::Status TuningServiceImpl::Allow(const grpc::ServerContext& context, std::string_view call) {
+  return access_->Authorize(context, Role::kClient, call, nullptr);
+}
+
 TuningServiceImpl::TuningServiceImpl(JobManager* jobs, Dispatcher* dispatcher,
-                                     const RecordsStore* store, std::string token)
-    : jobs_(jobs), dispatcher_(dispatcher), store_(store), token_(std::move(token)) {}
+                                     const RecordsStore* store, AccessControl* access)
+    : jobs_(jobs), dispatcher_(dispatcher), store_(store), access_(access) {}
 
 grpc::Status TuningServiceImpl::SubmitJob(grpc::ServerContext* context,
                                           const v1::SubmitJobRequest* request, v1::JobInfo* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = Allow(*context, "SubmitJob"); !auth.ok()) return auth;
   auto info = jobs_->Submit(request->spec());
   if (!info.ok()) return ToGrpc(info.status());
   *reply = *std::move(info);
@@ -42,7 +47,7 @@ grpc::Status TuningServiceImpl::SubmitJob(grpc::ServerContext* context,
 
 grpc::Status TuningServiceImpl::GetJob(grpc::ServerContext* context,
                                        const v1::GetJobRequest* request, v1::JobInfo* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = Allow(*context, "GetJob"); !auth.ok()) return auth;
   auto info = jobs_->Get(request->job_id());
   if (!info.ok()) return ToGrpc(info.status());
   *reply = *std::move(info);
@@ -52,7 +57,7 @@ grpc::Status TuningServiceImpl::GetJob(grpc::ServerContext* context,
 grpc::Status TuningServiceImpl::WatchJob(grpc::ServerContext* context,
                                          const v1::WatchJobRequest* request,
                                          grpc::ServerWriter<v1::ProgressEvent>* writer) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = Allow(*context, "WatchJob"); !auth.ok()) return auth;
   return ToGrpc(jobs_->Watch(
       request->job_id(), [writer](const v1::ProgressEvent& event) { return writer->Write(event); },
       [context] { return context->IsCancelled(); }));
@@ -60,7 +65,7 @@ grpc::Status TuningServiceImpl::WatchJob(grpc::ServerContext* context,
 
 grpc::Status TuningServiceImpl::CancelJob(grpc::ServerContext* context,
                                           const v1::CancelJobRequest* request, v1::JobInfo* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = Allow(*context, "CancelJob"); !auth.ok()) return auth;
   auto info = jobs_->Cancel(request->job_id());
   if (!info.ok()) return ToGrpc(info.status());
   *reply = *std::move(info);
@@ -70,7 +75,7 @@ grpc::Status TuningServiceImpl::CancelJob(grpc::ServerContext* context,
 grpc::Status TuningServiceImpl::ListJobs(grpc::ServerContext* context,
                                          const v1::ListJobsRequest* request,
                                          v1::ListJobsReply* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = Allow(*context, "ListJobs"); !auth.ok()) return auth;
   auto jobs = jobs_->List();
   if (!jobs.ok()) return ToGrpc(jobs.status());
   for (v1::JobInfo& job : *jobs) *reply->add_jobs() = std::move(job);
@@ -80,7 +85,7 @@ grpc::Status TuningServiceImpl::ListJobs(grpc::ServerContext* context,
 grpc::Status TuningServiceImpl::ListWorkers(grpc::ServerContext* context,
                                             const v1::ListWorkersRequest* request,
                                             v1::ListWorkersReply* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = Allow(*context, "ListWorkers"); !auth.ok()) return auth;
   for (const WorkerSnapshot& w : dispatcher_->Workers()) {
     if (w.alive) *reply->add_workers() = w.info;
   }
@@ -90,7 +95,7 @@ grpc::Status TuningServiceImpl::ListWorkers(grpc::ServerContext* context,
 grpc::Status TuningServiceImpl::BestRecords(grpc::ServerContext* context,
                                             const v1::BestRecordsRequest* request,
                                             v1::BestRecordsReply* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = Allow(*context, "BestRecords"); !auth.ok()) return auth;
   auto best = BestRecordsOfJob(*store_, request->job_id());
   if (!best.ok()) return ToGrpc(best.status());
   *reply = *std::move(best);
@@ -100,7 +105,7 @@ grpc::Status TuningServiceImpl::BestRecords(grpc::ServerContext* context,
 grpc::Status TuningServiceImpl::ExportJob(grpc::ServerContext* context,
                                           const v1::ExportJobRequest* request,
                                           v1::ExportJobReply* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = Allow(*context, "ExportJob"); !auth.ok()) return auth;
   auto exported = pruner::ExportJob(*store_, request->job_id());
   if (!exported.ok()) return ToGrpc(exported.status());
   *reply = *std::move(exported);
@@ -109,17 +114,45 @@ grpc::Status TuningServiceImpl::ExportJob(grpc::ServerContext* context,
 
 // ---- WorkerService ---------------------------------------------------------
 
-WorkerServiceImpl::WorkerServiceImpl(Dispatcher* dispatcher, RecordsStore* store, std::string token)
-    : dispatcher_(dispatcher), store_(store), token_(std::move(token)) {}
+grpc::Status WorkerServiceImpl::Allow(const grpc::ServerContext& context, std::string_view call,
+                                      Principal* who) {
+  return access_->Authorize(context, Role::kWorker, call, who);
+}
+
+grpc::Status WorkerServiceImpl::AllowFor(const grpc::ServerContext& context, std::string_view call,
+                                         const std::string& worker_id) {
+  Principal who;
+  if (grpc::Status auth = Allow(context, call, &who); !auth.ok()) return auth;
+  // Unknown ids are the dispatcher's to answer ("register again").
+  const std::optional<std::string> name = dispatcher_->WorkerName(worker_id);
+  if (name.has_value() && !who.MayActAsWorker(*name)) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        absl::StrCat(ToAbsl(call), ": worker id '", worker_id,
+                                     "' belongs to worker '", *name, "', not to '", who.name, "'"));
+  }
+  return grpc::Status::OK;
+}
+
+WorkerServiceImpl::WorkerServiceImpl(Dispatcher* dispatcher, RecordsStore* store,
+                                     AccessControl* access)
+    : dispatcher_(dispatcher), store_(store), access_(access) {}
 
 grpc::Status WorkerServiceImpl::Register(grpc::ServerContext* context,
                                          const v1::RegisterRequest* request,
                                          v1::RegisterReply* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  Principal who;
+  if (grpc::Status auth = Allow(*context, "Register", &who); !auth.ok()) return auth;
   auto profile = DeviceFromWire(request->device());
   if (!profile.ok()) return ToGrpc(profile.status());
   if (request->name().empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "register: empty worker name");
+  }
+  // A worker credential names the one worker it may be.
+  if (!who.MayActAsWorker(request->name())) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        absl::StrCat("register: this credential belongs to worker '", who.name,
+                                     "', not '", request->name(), "' (start it with --name ",
+                                     who.name, ")"));
   }
   if (request->slots() < 0 || request->slots() > 64) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "register: slots must be in [0, 64]");
@@ -144,7 +177,9 @@ grpc::Status WorkerServiceImpl::Register(grpc::ServerContext* context,
 grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext* context,
                                           const v1::HeartbeatRequest* request,
                                           v1::HeartbeatReply* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AllowFor(*context, "Heartbeat", request->worker_id()); !auth.ok()) {
+    return auth;
+  }
   std::vector<std::string> revoked;
   const std::vector<std::string> leases(request->lease_ids().begin(), request->lease_ids().end());
   reply->set_known(dispatcher_->Heartbeat(request->worker_id(), leases, &revoked));
@@ -154,7 +189,9 @@ grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext* context,
 
 grpc::Status WorkerServiceImpl::LeaseBatch(grpc::ServerContext* context,
                                            const v1::LeaseRequest* request, v1::Lease* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AllowFor(*context, "LeaseBatch", request->worker_id()); !auth.ok()) {
+    return auth;
+  }
   const int wait_ms = std::clamp(request->wait_ms(), 0, kMaxLeaseWaitMs);
   const int max_candidates = std::clamp(request->max_candidates(), 1, kMaxCandidatesPerLease);
   // The worker hanging up ends the long poll.
@@ -181,7 +218,9 @@ grpc::Status WorkerServiceImpl::LeaseBatch(grpc::ServerContext* context,
 grpc::Status WorkerServiceImpl::ReportResults(grpc::ServerContext* context,
                                               const v1::ReportRequest* request,
                                               v1::ReportReply* reply) {
-  if (grpc::Status auth = CheckToken(*context, token_); !auth.ok()) return auth;
+  if (grpc::Status auth = AllowFor(*context, "ReportResults", request->worker_id()); !auth.ok()) {
+    return auth;
+  }
   if (request->results_size() > kMaxResultsPerReport) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "report: too many results");
   }
@@ -194,6 +233,48 @@ grpc::Status WorkerServiceImpl::ReportResults(grpc::ServerContext* context,
   reply->set_unknown(outcome.unknown);
   reply->set_implausible(outcome.implausible);
   reply->set_foreign(outcome.foreign);
+  return grpc::Status::OK;
+}
+
+// ---- AdminService ----------------------------------------------------------
+
+AdminServiceImpl::AdminServiceImpl(Dispatcher* dispatcher, RecordsStore* store,
+                                   AccessControl* access)
+    : dispatcher_(dispatcher), store_(store), access_(access) {}
+
+grpc::Status AdminServiceImpl::Allow(const grpc::ServerContext& context, std::string_view call) {
+  return access_->Authorize(context, Role::kAdmin, call, nullptr);
+}
+
+grpc::Status AdminServiceImpl::PurgeWorkerRecords(grpc::ServerContext* context,
+                                                  const v1::PurgeWorkerRecordsRequest* request,
+                                                  v1::PurgeWorkerRecordsReply* reply) {
+  if (grpc::Status auth = Allow(*context, "PurgeWorkerRecords"); !auth.ok()) return auth;
+  auto summary = store_->PurgeWorkerRecords(request->worker_name(), request->dry_run());
+  if (!summary.ok()) return ToGrpc(summary.status());
+  reply->set_records(summary->records);
+  reply->set_ok_records(summary->ok_records);
+  reply->set_workloads(summary->workloads);
+  reply->set_bests(summary->bests);
+  reply->set_dry_run(request->dry_run());
+  if (!request->dry_run()) {
+    LogWarning(absl::StrCat("purged ", summary->records, " records measured by worker '",
+                            request->worker_name(), "'"));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminServiceImpl::ReleaseWorker(grpc::ServerContext* context,
+                                             const v1::ReleaseWorkerRequest* request,
+                                             v1::ReleaseWorkerReply* reply) {
+  if (grpc::Status auth = Allow(*context, "ReleaseWorker"); !auth.ok()) return auth;
+  if (request->worker_name().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "release: empty worker name");
+  }
+  reply->set_released(dispatcher_->ReleaseWorker(request->worker_name()));
+  if (reply->released()) {
+    LogWarning(absl::StrCat("worker '", request->worker_name(), "' released from quarantine"));
+  }
   return grpc::Status::OK;
 }
 

@@ -1,15 +1,19 @@
-// The two gRPC services over the engine: TuningService for clients (jobs)
-// and WorkerService for workers (leases). Thin: each call checks the token,
-// converts the request and delegates to the JobManager or the Dispatcher.
+// The three gRPC services over the engine: TuningService for clients (jobs),
+// WorkerService for workers (leases) and AdminService for admins. Thin: each
+// call checks its caller's role (access_control.h), converts the request and
+// delegates to the JobManager, the Dispatcher or the records store.
 #ifndef PRUNER_SERVER_SERVICES_H_
 #define PRUNER_SERVER_SERVICES_H_
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/store/records_store.h"
+#include "pruner/v1/admin_service.grpc.pb.h"
 #include "pruner/v1/tuning_service.grpc.pb.h"
 #include "pruner/v1/worker_service.grpc.pb.h"
+#include "server/access_control.h"
 #include "server/dispatcher.h"
 #include "server/job_manager.h"
 
@@ -18,7 +22,7 @@ namespace pruner {
 class TuningServiceImpl final : public v1::TuningService::Service {
  public:
   TuningServiceImpl(JobManager* jobs, Dispatcher* dispatcher, const RecordsStore* store,
-                    std::string token);
+                    AccessControl* access);
 
   grpc::Status SubmitJob(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
                          v1::JobInfo* reply) override;
@@ -38,15 +42,17 @@ class TuningServiceImpl final : public v1::TuningService::Service {
                          v1::ExportJobReply* reply) override;
 
  private:
+  grpc::Status Allow(const grpc::ServerContext& context, std::string_view call);
+
   JobManager* const jobs_;
   Dispatcher* const dispatcher_;
   const RecordsStore* const store_;
-  const std::string token_;
+  AccessControl* const access_;
 };
 
 class WorkerServiceImpl final : public v1::WorkerService::Service {
  public:
-  WorkerServiceImpl(Dispatcher* dispatcher, RecordsStore* store, std::string token);
+  WorkerServiceImpl(Dispatcher* dispatcher, RecordsStore* store, AccessControl* access);
 
   grpc::Status Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
                         v1::RegisterReply* reply) override;
@@ -58,9 +64,32 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
                              v1::ReportReply* reply) override;
 
  private:
+  grpc::Status Allow(const grpc::ServerContext& context, std::string_view call, Principal* who);
+  // Allow, and the worker id must be the credential's own worker.
+  grpc::Status AllowFor(const grpc::ServerContext& context, std::string_view call,
+                        const std::string& worker_id);
+
   Dispatcher* const dispatcher_;
   RecordsStore* const store_;
-  const std::string token_;
+  AccessControl* const access_;
+};
+
+class AdminServiceImpl final : public v1::AdminService::Service {
+ public:
+  AdminServiceImpl(Dispatcher* dispatcher, RecordsStore* store, AccessControl* access);
+
+  grpc::Status PurgeWorkerRecords(grpc::ServerContext* context,
+                                  const v1::PurgeWorkerRecordsRequest* request,
+                                  v1::PurgeWorkerRecordsReply* reply) override;
+  grpc::Status ReleaseWorker(grpc::ServerContext* context, const v1::ReleaseWorkerRequest* request,
+                             v1::ReleaseWorkerReply* reply) override;
+
+ private:
+  grpc::Status Allow(const grpc::ServerContext& context, std::string_view call);
+
+  Dispatcher* const dispatcher_;
+  RecordsStore* const store_;
+  AccessControl* const access_;
 };
 
 }  // namespace pruner

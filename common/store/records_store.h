@@ -133,6 +133,20 @@ class RecordsStore {
   absl::StatusOr<std::vector<StoredRecord>> JobRecords(int64_t job_id) const;
   absl::StatusOr<int64_t> CountRecords() const;
 
+  // What removing one worker's records does (or, on a dry run, would do).
+  struct PurgeSummary {
+    int64_t records = 0;    // records measured_by the worker
+    int64_t ok_records = 0;
+    int64_t workloads = 0;  // distinct (workload, device) pairs they cover
+    // Pairs whose best record is one of them: their best changes (to another
+    // worker's record, or to none).
+    int64_t bests = 0;
+  };
+  // Removes every record whose measured_by is `worker_name` (a worker found
+  // to report garbage), in one transaction; `dry_run` only counts. An empty
+  // name is refused.
+  absl::StatusOr<PurgeSummary> PurgeWorkerRecords(const std::string& worker_name, bool dry_run);
+
   // Jobs.
   absl::StatusOr<int64_t> CreateJob(const StoredJob& job);  // returns the id; tasks included
   absl::StatusOr<StoredJob> GetJob(int64_t job_id) const;

@@ -140,4 +140,39 @@ absl::StatusOr<int64_t> RecordsStore::CountRecords() const {
   return count.Int(0);
 }
 
+absl::StatusOr<RecordsStore::PurgeSummary> RecordsStore::PurgeWorkerRecords(
+    const std::string& worker_name, bool dry_run) {
+  if (worker_name.empty()) return absl::InvalidArgumentError("purge: empty worker name");
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  store_internal::SqliteDb& db = *impl_->db;
+  // Counting and deleting share one write transaction, so the summary is
+  // exactly what was removed.
+  PRUNER_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(&db, /*immediate=*/true));
+  PurgeSummary summary;
+  PRUNER_ASSIGN_OR_RETURN(Statement count, db.Prepare(
+      "SELECT count(*), coalesce(sum(error = 'none'), 0), "
+      "count(DISTINCT workload_key || char(10) || device_key) "
+      "FROM records WHERE measured_by = ?1"));
+  count.BindText(1, worker_name);
+  PRUNER_RETURN_IF_ERROR(count.Step().status());
+  summary.records = count.Int(0);
+  summary.ok_records = count.Int(1);
+  summary.workloads = count.Int(2);
+  // A pair's best is its lowest ok mean, earliest id on ties (as BestRecord).
+  PRUNER_ASSIGN_OR_RETURN(Statement bests, db.Prepare(
+      "SELECT count(*) FROM (SELECT DISTINCT workload_key, device_key FROM records "
+      "WHERE measured_by = ?1 AND error = 'none') AS pair WHERE ?1 = "
+      "(SELECT measured_by FROM records AS r WHERE r.workload_key = pair.workload_key "
+      "AND r.device_key = pair.device_key AND r.error = 'none' ORDER BY mean_s, id LIMIT 1)"));
+  bests.BindText(1, worker_name);
+  PRUNER_RETURN_IF_ERROR(bests.Step().status());
+  summary.bests = bests.Int(0);
+  if (dry_run || summary.records == 0) return summary;  // the transaction rolls back
+  PRUNER_ASSIGN_OR_RETURN(Statement remove,
+                          db.Prepare("DELETE FROM records WHERE measured_by = ?1"));
+  PRUNER_RETURN_IF_ERROR(remove.BindText(1, worker_name).Run());
+  PRUNER_RETURN_IF_ERROR(txn.Commit());
+  return summary;
+}
+
 }  // namespace pruner

@@ -90,7 +90,11 @@ bool Farm::StartServer(int port, std::string* error) {
       "--heartbeat-ms",    std::to_string(options_.heartbeat_ms),
       "--max-running-jobs", std::to_string(options_.max_running_jobs),
       "--max-pending-jobs", std::to_string(options_.max_pending_jobs)};
-  if (options_.token) {
+  if (!options_.credentials.empty()) {
+    std::ofstream(credentials_file()) << options_.credentials;
+    args.push_back("--credentials");
+    args.push_back(credentials_file());
+  } else if (options_.token) {
     args.push_back("--token-file");
     args.push_back(token_file());
   }
@@ -164,6 +168,27 @@ std::unique_ptr<v1::TuningService::Stub> Farm::Client() const {
 std::unique_ptr<v1::WorkerService::Stub> Farm::WorkerStub() const {
   auto channel = MakeChannel(address(), ClientSecurity{});
   return v1::WorkerService::NewStub(*channel);
+}
+
+std::unique_ptr<v1::AdminService::Stub> Farm::AdminStub() const {
+  auto channel = MakeChannel(address(), ClientSecurity{});
+  return v1::AdminService::NewStub(*channel);
+}
+
+std::string Farm::WriteTokenFile(const std::string& name, const std::string& token) const {
+  const std::string path = dir_ + "/" + name + ".token";
+  std::ofstream(path) << token << "\n";
+  return path;
+}
+
+std::unique_ptr<grpc::ClientContext> Farm::ContextWithToken(std::chrono::milliseconds deadline,
+                                                            const std::string& token) const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + deadline);
+  ClientSecurity security;
+  security.token = token;
+  AttachToken(context.get(), security);
+  return context;
 }
 
 std::unique_ptr<grpc::ClientContext> Farm::Context(std::chrono::milliseconds deadline,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "grpcpp/grpcpp.h"
+#include "pruner/v1/admin_service.grpc.pb.h"
 #include "pruner/v1/tuning_service.grpc.pb.h"
 #include "pruner/v1/worker_service.grpc.pb.h"
 
@@ -31,6 +32,9 @@ struct FarmOptions {
   int max_running_jobs = 4;
   int max_pending_jobs = 64;
   bool token = true;
+  // Text of a credentials file (server/access_control.h): when set, the
+  // server takes per-role tokens from it instead of the one shared token.
+  std::string credentials;
 };
 
 class Farm {
@@ -56,14 +60,21 @@ class Farm {
   std::string db_path() const { return dir_ + "/records.db"; }
   const std::string& token() const { return token_; }
   std::string token_file() const { return dir_ + "/token"; }
+  std::string credentials_file() const { return dir_ + "/credentials"; }
+  // Writes `token` to <dir>/<name>.token (mode 0600); returns its path.
+  std::string WriteTokenFile(const std::string& name, const std::string& token) const;
   std::string Log(const Process& process) const;
   std::string ServerLog() const { return Log(server_); }
 
   std::unique_ptr<v1::TuningService::Stub> Client() const;
   std::unique_ptr<v1::WorkerService::Stub> WorkerStub() const;
+  std::unique_ptr<v1::AdminService::Stub> AdminStub() const;
   // A context with a deadline and (optionally) the bearer token.
   std::unique_ptr<grpc::ClientContext> Context(std::chrono::milliseconds deadline,
                                                bool with_token = true) const;
+  // The same with another token (a role's own).
+  std::unique_ptr<grpc::ClientContext> ContextWithToken(std::chrono::milliseconds deadline,
+                                                        const std::string& token) const;
 
   // Polls `done` every 50 ms for up to `timeout`.
   static bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout);

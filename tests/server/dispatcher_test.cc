@@ -307,6 +307,35 @@ TEST(DispatcherTest, RepeatOffenderIsQuarantinedEvenAfterReRegistering) {
   for (const DispatchedResult& result : *results) EXPECT_EQ(result.result.measured_by(), "honest");
 }
 
+TEST(DispatcherTest, ReleasedWorkerGetsLeasesAgainWithItsStrikesCleared) {
+  RogueHoldsALease r(1);
+  ASSERT_EQ(r.lease.candidates_size(), 2);
+  Dispatcher& d = r.d;
+  EXPECT_EQ(d.WorkerName(r.rogue), "rogue");
+  EXPECT_EQ(d.WorkerName("w-nobody"), std::nullopt);
+  EXPECT_FALSE(d.ReleaseWorker("rogue")) << "not quarantined yet";
+  std::vector<v1::CandidateResult> garbage = AllOk(r.lease, -1);
+  EXPECT_EQ(d.Report(r.rogue, r.lease.lease_id(), garbage, "").implausible, 2);
+  bool unknown = false;
+  EXPECT_FALSE(d.Lease(r.rogue, 8, milliseconds(50), &unknown).has_value());
+
+  // An admin looked at it (a bad driver, since fixed) and lets it back in.
+  EXPECT_TRUE(d.ReleaseWorker("rogue"));
+  auto retry = d.Lease(r.rogue, 8, milliseconds(50), &unknown);
+  ASSERT_TRUE(retry.has_value());
+  EXPECT_EQ(retry->candidates_size(), 2);
+  for (const WorkerSnapshot& w : d.Workers()) {
+    EXPECT_FALSE(w.info.quarantined());
+    EXPECT_EQ(w.info.implausible_reports(), 0);
+  }
+  // A new registration under the name is no longer quarantined either.
+  const std::string again = d.RegisterWorker(Worker("rogue", "cpu-x"));
+  for (const WorkerSnapshot& w : d.Workers()) {
+    if (w.info.worker_id() == again) EXPECT_FALSE(w.info.quarantined());
+  }
+  EXPECT_FALSE(d.ReleaseWorker("nobody"));
+}
+
 TEST(DispatcherTest, NothingAQuarantinedWorkerReportsCounts) {
   RogueHoldsALease r(1);
   ASSERT_EQ(r.lease.candidates_size(), 2);

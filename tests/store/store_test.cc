@@ -188,6 +188,44 @@ TEST_F(StoreRecordsTest, BestRecordIsTheLowestMeanAmongOkRecords) {
   EXPECT_NE(none.status().message().find("unknown workload 'nope'"), std::string::npos);
 }
 
+TEST_F(StoreRecordsTest, PurgingAWorkersRecordsCountsFirstAndHandsBestsToOthers) {
+  auto by = [](StoredRecord r, const std::string& worker) {
+    r.measured_by = worker;
+    return r;
+  };
+  ASSERT_TRUE(store_->AddRecords({
+      by(OkRecord(key_, device_.name, 1e-9, 1), "rogue"),   // a lie that became the best
+      by(OkRecord(key_, device_.name, 2e-4, 2), "honest"),
+      by(ErrorRecord(key_, device_.name, MeasureError::kRunError, 3), "rogue"),
+      by(OkRecord(key_, cpu_.name, 5e-4, 4), "rogue"),      // rogue's, but not the best
+      by(OkRecord(key_, cpu_.name, 1e-4, 5), "honest"),
+      by(OkRecord(other_.WorkloadKey(), device_.name, 1e-9, 6), "rogue"),  // only rogue's
+  }).ok());
+  ASSIGN_OR_FAIL(RecordsStore::PurgeSummary dry, store_->PurgeWorkerRecords("rogue", true));
+  EXPECT_EQ(dry.records, 4);
+  EXPECT_EQ(dry.ok_records, 3);
+  EXPECT_EQ(dry.workloads, 3);
+  EXPECT_EQ(dry.bests, 2);
+  ASSIGN_OR_FAIL(int64_t count, store_->CountRecords());
+  EXPECT_EQ(count, 6) << "a dry run removes nothing";
+
+  ASSIGN_OR_FAIL(RecordsStore::PurgeSummary done, store_->PurgeWorkerRecords("rogue", false));
+  EXPECT_EQ(done.records, dry.records);
+  EXPECT_EQ(done.bests, dry.bests);
+  ASSIGN_OR_FAIL(count, store_->CountRecords());
+  EXPECT_EQ(count, 2);
+  ASSIGN_OR_FAIL(StoredRecord best, store_->BestRecord(key_, device_.name));
+  EXPECT_EQ(best.measured_by, "honest");
+  EXPECT_EQ(best.result.mean_s, 2e-4);
+  EXPECT_EQ(store_->BestRecord(other_.WorkloadKey(), device_.name).status().code(),
+            absl::StatusCode::kNotFound);
+  // Again: nothing left; an empty name is refused rather than matching nothing.
+  ASSIGN_OR_FAIL(RecordsStore::PurgeSummary again, store_->PurgeWorkerRecords("rogue", false));
+  EXPECT_EQ(again.records, 0);
+  EXPECT_EQ(store_->PurgeWorkerRecords("", true).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(StoreRecordsTest, ListRecordsFiltersByDeviceAndLimits) {
   std::vector<StoredRecord> records;
   for (int i = 0; i < 10; ++i) {
