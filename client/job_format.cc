@@ -162,6 +162,9 @@ std::string FormatProgressEvent(const v1::ProgressEvent& event) {
     absl::StrAppendFormat(&text, "    %d failed, first: %s\n", event.errors_size(),
                           Clip(event.errors(0), 160));
   }
+  if (!event.verification().empty()) {
+    absl::StrAppend(&text, "    ", Clip(event.verification(), 200), "\n");
+  }
   return text;
 }
 
@@ -223,6 +226,16 @@ std::string FormatBestRecords(const v1::BestRecordsReply& reply) {
                           r.gflops() > 0 ? absl::StrFormat("%.1f", r.gflops()) : "-",
                           Count(result.repeat_costs_s_size(), "repeat"));
     if (!result.measured_by().empty()) absl::StrAppend(&text, "  measured by ", result.measured_by());
+    if (r.verdict() == "verified") {
+      absl::StrAppend(&text, "; verified by ", r.verified_by(),
+                      r.verified_by() == result.measured_by() ? " (the same worker)" : "", " at ",
+                      FormatLatency(r.check_mean_s()));
+    } else if (r.verdict() == "disputed") {
+      absl::StrAppend(&text, "; disputed: ", r.verified_by(), " measured ",
+                      FormatLatency(r.check_mean_s()), ", counted at the slower");
+    } else if (!r.verdict().empty()) {
+      absl::StrAppend(&text, "; ", r.verdict());
+    }
     absl::StrAppend(&text, "\n    ", r.sentence(), "\n");
   }
   return text;

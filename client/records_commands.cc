@@ -39,8 +39,12 @@ int RunRecordsShow(const std::string& db, const std::string& workload_key, int64
   if (!records.ok()) return Fail(records.status());
   for (const StoredRecord& r : *records) {
     if (r.result.ok()) {
-      std::printf("%6lld  %-28s  %10.4f ms  %s\n", static_cast<long long>(r.id),
-                  r.device_key.c_str(), r.result.mean_s * 1e3, r.steps.c_str());
+      // A second measurement says which record it checks; a checked record
+      // its verdict.
+      std::string mark = r.verdict == Verdict::kUnverified ? "" : VerdictName(r.verdict);
+      if (r.verifies_record_id != 0) mark = "check of " + std::to_string(r.verifies_record_id);
+      std::printf("%6lld  %-28s  %10.4f ms  %-16s %s\n", static_cast<long long>(r.id),
+                  r.device_key.c_str(), r.result.mean_s * 1e3, mark.c_str(), r.steps.c_str());
     } else {
       std::printf("%6lld  %-28s  %s\n", static_cast<long long>(r.id), r.device_key.c_str(),
                   r.result.Describe().substr(0, 200).c_str());
@@ -66,6 +70,20 @@ int RunRecordsBest(const std::string& db, const std::string& workload_key,
               workload_key.c_str(), device_key.c_str(), static_cast<long long>(best->id),
               best->result.mean_s * 1e3, gflops, best->result.repeat_costs_s.size(),
               best->steps.c_str());
+  // What the best rests on: a second measurement that agreed, or none yet.
+  std::string trust = VerdictName(best->verdict);
+  if (best->check_record_id != 0) {
+    if (auto check = (*store)->GetRecord(best->check_record_id); check.ok()) {
+      char line[256];
+      std::snprintf(line, sizeof(line), "%s: record %lld by %s%s at %.4f ms",
+                    VerdictName(best->verdict), static_cast<long long>(check->id),
+                    check->measured_by.c_str(),
+                    check->measured_by == best->measured_by ? " (the same worker)" : "",
+                    check->result.mean_s * 1e3);
+      trust = line;
+    }
+  }
+  std::printf("  measured by %s; %s\n", best->measured_by.c_str(), trust.c_str());
   if (show_program) {
     auto program = LoweredProgram(**store, *best, *std::move(dag));
     if (!program.ok()) return Fail(program.status());

@@ -133,6 +133,17 @@ std::string Dispatcher::RegisterWorker(const v1::RegisterRequest& request) {
   return id;
 }
 
+bool Dispatcher::HasOtherTrustedWorkerLocked(const std::string& device_key,
+                                             const std::string& name) const {
+  for (const auto& [id, w] : workers_) {
+    if (w->alive && !w->quarantined() && w->info.name() != name &&
+        w->info.device().key() == device_key) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::optional<std::string> Dispatcher::WorkerName(const std::string& worker_id) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = workers_.find(worker_id);
@@ -214,6 +225,10 @@ std::optional<v1::Lease> Dispatcher::Lease(const std::string& worker_id, int max
       if (queue.empty()) continue;
       Candidate& front = *pending_.at(queue.front());
       if (front.batch->spec.target.key() != device_key) continue;
+      if (front.batch->spec.avoid_worker == worker.info.name() &&
+          HasOtherTrustedWorkerLocked(device_key, worker.info.name())) {
+        continue;
+      }
       // One lease = candidates of one batch (one workload, one target).
       const std::shared_ptr<BatchHandle> batch = front.batch;
       auto lease = std::make_unique<LeaseState>();
@@ -426,7 +441,7 @@ void Dispatcher::RequeueLocked(const std::string& measurement_id, const std::str
   queues_[c.batch->spec.job_id].push_front(measurement_id);
   ++queued_total_;
   ++counters_.requeued;
-  WakeLocked(c.batch->spec.target.key(), 1);
+  WakeLocked(c.batch->spec.target.key(), c.batch->spec.avoid_worker.empty() ? 1 : 4096);
 }
 
 void Dispatcher::ExpireLeaseLocked(const std::string& lease_id, const std::string& why,
@@ -519,7 +534,10 @@ absl::StatusOr<std::shared_ptr<BatchHandle>> Dispatcher::Submit(
   if (queue.empty()) queues_.erase(spec.job_id);
   queued_total_ += static_cast<int64_t>(sentences.size());
   counters_.submitted += static_cast<int64_t>(sentences.size());
-  WakeLocked(spec.target.key(), static_cast<int64_t>(sentences.size()));
+  // A woken worker that must avoid the batch goes back to sleep: wake them
+  // all so that another one takes it.
+  WakeLocked(spec.target.key(),
+             spec.avoid_worker.empty() ? static_cast<int64_t>(sentences.size()) : 4096);
   return batch;
 }
 

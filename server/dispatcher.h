@@ -20,6 +20,9 @@
 // - Queue wait is measured (enqueue to lease) and reported beside each
 //   result; it never counts against a run timeout, which the worker applies
 //   to the run alone.
+// - A batch may name a worker to avoid (the second measurement of a best,
+//   which should come from another worker): that worker passes it over
+//   while another live, unquarantined worker of the device exists.
 // - Jobs share workers fairly: leases are handed out round-robin over the
 //   jobs that have work for the asking worker's device.
 // - A worker's numbers are claims (result_plausibility.h). A result that
@@ -78,6 +81,9 @@ struct BatchSpec {
   // What results are checked against (result_plausibility.h); 0: unchecked.
   double flops = 0;        // per call of the workload
   double peak_gflops = 0;  // the target's fp32 peak
+  // A second measurement: no worker of this name leases it while another
+  // live, trusted worker of the device exists.
+  std::string avoid_worker;
 };
 
 // One candidate's outcome as the job sees it.
@@ -198,6 +204,8 @@ class Dispatcher {
   void ExpireLeaseLocked(const std::string& lease_id, const std::string& why,
                          bool count_attempt);
   void StrikeLocked(Worker& worker, const std::string& why);
+  // Is there a live, unquarantined worker of `device_key` not named `name`?
+  bool HasOtherTrustedWorkerLocked(const std::string& device_key, const std::string& name) const;
   void CompleteLocked(const std::string& measurement_id, v1::MeasureResult result);
   void ReaperLoop();
   void RememberCompletedLocked(const std::string& id);

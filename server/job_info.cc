@@ -22,6 +22,8 @@ void FillSpec(const StoredJob& job, v1::JobInfo* info) {
     spec->set_early_stopping(options->early_stopping);
     spec->set_overlap_search(options->overlap_search);
     spec->set_pretrained_device(options->pretrained_device);
+    spec->set_verify_bests(options->verify_bests);
+    spec->set_verify_tolerance(options->verify_tolerance);
     *spec->mutable_measure() = MeasureOptionsToWire(options->measure);
   }
 }
@@ -59,8 +61,9 @@ absl::StatusOr<v1::JobInfo> JobInfoFromStore(const RecordsStore& store, int64_t 
     task->set_trials(task->trials() + 1);
     if (r.result.ok()) {
       task->set_ok_trials(task->ok_trials() + 1);
-      if (task->best_cost_s() <= 0 || r.result.mean_s < task->best_cost_s()) {
-        task->set_best_cost_s(r.result.mean_s);
+      if (EligibleAsBest(r) &&
+          (task->best_cost_s() <= 0 || TrustedCost(r) < task->best_cost_s())) {
+        task->set_best_cost_s(TrustedCost(r));
       }
     } else {
       task->set_errors(task->errors() + 1);
@@ -128,6 +131,7 @@ v1::ProgressEvent ProgressEventFromRound(const RoundReport& report, v1::JobInfo*
   event.set_measured(report.measured);
   event.set_ok(report.ok);
   for (size_t i = 0; i < report.errors.size() && i < 5; ++i) event.add_errors(report.errors[i]);
+  event.set_verification(report.verification);
   v1::RoundTime* t = event.mutable_time();
   t->set_search_s(report.time.search_s);
   t->set_train_s(report.time.train_s);
@@ -143,9 +147,9 @@ absl::StatusOr<v1::BestRecordsReply> BestRecordsOfJob(const RecordsStore& store,
   PRUNER_ASSIGN_OR_RETURN(auto records, store.JobRecords(job_id));
   std::map<int, const StoredRecord*> best;
   for (const StoredRecord& r : records) {
-    if (!r.result.ok() || r.task_index < 0) continue;
+    if (!EligibleAsBest(r) || r.task_index < 0) continue;
     auto it = best.find(r.task_index);
-    if (it == best.end() || r.result.mean_s < it->second->result.mean_s) best[r.task_index] = &r;
+    if (it == best.end() || BetterBest(r, *it->second)) best[r.task_index] = &r;
   }
   v1::BestRecordsReply reply;
   reply.set_job_id(job_id);
@@ -163,9 +167,15 @@ absl::StatusOr<v1::BestRecordsReply> BestRecordsOfJob(const RecordsStore& store,
     *out->mutable_result() = MeasureResultToWire(record->result);
     out->mutable_result()->set_measured_by(record->measured_by);
     out->mutable_result()->set_measured_at_unix_ms(record->measured_at_unix_ms);
-    out->set_gflops(dag.FlopCount() / record->result.mean_s / 1e9);
+    out->set_gflops(dag.FlopCount() / TrustedCost(*record) / 1e9);
     out->set_weight(task.weight);
-    estimate += task.weight * record->result.mean_s;
+    out->set_verdict(VerdictName(record->verdict));
+    if (record->check_record_id != 0) {
+      PRUNER_ASSIGN_OR_RETURN(StoredRecord check, store.GetRecord(record->check_record_id));
+      out->set_verified_by(check.measured_by);
+      out->set_check_mean_s(check.result.mean_s);
+    }
+    estimate += task.weight * TrustedCost(*record);
   }
   reply.set_estimated_latency_s(estimate);
   return reply;

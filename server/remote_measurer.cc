@@ -30,6 +30,7 @@ absl::StatusOr<std::vector<MeasureResult>> RemoteMeasurer::Measure(
   spec.options = options_;
   spec.flops = first.dag->FlopCount();
   spec.peak_gflops = first.device.peak_gflops;
+  spec.avoid_worker = first.avoid_worker;
   std::vector<std::string> sentences;
   sentences.reserve(inputs.size());
   for (const MeasureInput& input : inputs) {

@@ -54,6 +54,9 @@ struct MeasureInput {
   std::shared_ptr<const ComputeDag> dag;
   std::vector<Step> steps;  // replayed onto dag
   DeviceProfile device;
+  // A second measurement: not on this worker when the farm has another of
+  // the device (a local measurer has no other and ignores it).
+  std::string avoid_worker;
 };
 
 struct MeasureResult {

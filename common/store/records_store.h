@@ -25,6 +25,10 @@
 
 namespace pruner {
 
+// Whether a second measurement of a record's schedule agreed with it.
+enum class Verdict { kUnverified, kVerified, kDisputed };
+const char* VerdictName(Verdict verdict);  // "unverified", "verified", "disputed"
+
 // One measurement.
 struct StoredRecord {
   int64_t id = 0;            // assigned by the store
@@ -36,7 +40,30 @@ struct StoredRecord {
   int64_t measured_at_unix_ms = 0;  // AddRecords stores 0 as "now"
   int64_t job_id = 0;        // 0: not part of a job (imported, ad hoc)
   int task_index = -1;       // the job's task it was measured for
+  // Filled by the store on read (AddVerification sets them):
+  Verdict verdict = Verdict::kUnverified;
+  int64_t check_record_id = 0;  // the second measurement of this record, if any
+  double check_mean_s = 0;      // its mean (0: it failed)
+  int64_t verifies_record_id = 0;  // when this record IS a second measurement: of which record
 };
+
+// The verdict of a second measurement `check` of `original`'s schedule:
+// verified when both are ok and the slower mean is within `tolerance`
+// (relative) of the faster; disputed otherwise.
+Verdict JudgeVerification(const MeasureResult& original, const MeasureResult& check,
+                          double tolerance);
+
+// What a record's schedule is trusted to cost: its mean, or the slower of
+// its two measurements once it has a second. A worker that reports a time
+// too good to be true thus gets, at best, the other worker's time.
+double TrustedCost(const StoredRecord& r);
+// May `r` be a best? An ok record that is not itself a second measurement
+// and whose second measurement, if any, did not fail.
+bool EligibleAsBest(const StoredRecord& r);
+// Between two eligible records, is `a` the better best? Verified before
+// the rest, then the lower TrustedCost, then the earlier id: a record
+// becomes a best only once verified, unless nothing of its task is.
+bool BetterBest(const StoredRecord& a, const StoredRecord& b);
 
 // kStopped: interrupted (Ctrl-C, a measurer that could not measure);
 // resumable. kCancelled: a user cancelled it; the server does not resume it.
@@ -120,7 +147,8 @@ class RecordsStore {
   // and the key otherwise), steps must parse, numbers must be finite. Returns
   // the ids, in order. One transaction per call: all or nothing.
   absl::StatusOr<std::vector<int64_t>> AddRecords(const std::vector<StoredRecord>& records);
-  // Best ok record (lowest mean, earliest on ties) per (workload, device), or NotFound.
+  // The best record per (workload, device) by BetterBest among the
+  // EligibleAsBest ones, or NotFound.
   absl::StatusOr<StoredRecord> BestRecord(const std::string& workload_key,
                                           const std::string& device_key) const;
   // Records of a workload (all devices when device_key is empty), in id order;
@@ -129,9 +157,19 @@ class RecordsStore {
   absl::StatusOr<std::vector<StoredRecord>> ListRecords(const std::string& workload_key,
                                                         const std::string& device_key = "",
                                                         int64_t limit = 0) const;
+  // One record by id, or NotFound.
+  absl::StatusOr<StoredRecord> GetRecord(int64_t id) const;
   // Records measured for a job, in id order. NotFound for an unknown job.
   absl::StatusOr<std::vector<StoredRecord>> JobRecords(int64_t job_id) const;
   absl::StatusOr<int64_t> CountRecords() const;
+
+  // Records the second measurement `check` of record `record_id` (same
+  // workload, device and steps; stored without job, as it is no trial) and
+  // its verdict (JudgeVerification). NotFound for an unknown record;
+  // FailedPrecondition if the record is not ok, is itself a check, or
+  // `check` measured another schedule; AlreadyExists if it was checked.
+  absl::StatusOr<Verdict> AddVerification(int64_t record_id, StoredRecord check,
+                                          double tolerance);
 
   // What removing one worker's records does (or, on a dry run, would do).
   struct PurgeSummary {
@@ -143,8 +181,9 @@ class RecordsStore {
     int64_t bests = 0;
   };
   // Removes every record whose measured_by is `worker_name` (a worker found
-  // to report garbage), in one transaction; `dry_run` only counts. An empty
-  // name is refused.
+  // to report garbage), in one transaction, with the verifications they
+  // take part in (a record it checked is unverified again); `dry_run` only
+  // counts. An empty name is refused.
   absl::StatusOr<PurgeSummary> PurgeWorkerRecords(const std::string& worker_name, bool dry_run);
 
   // Jobs.

@@ -1,4 +1,6 @@
 // RecordsStore: adding and querying measurement records.
+#include <algorithm>
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -13,6 +15,60 @@ namespace pruner {
 
 using store_internal::Statement;
 using store_internal::Transaction;
+
+namespace {
+
+// EligibleAsBest and BetterBest in SQL, over a FROM of `records` (not
+// aliased). The literal error = 'none' lets SQLite use the partial index
+// records_best.
+constexpr char kEligibleAsBest[] =
+    "error = 'none' "
+    "AND NOT EXISTS (SELECT 1 FROM verifications AS v WHERE v.check_record_id = records.id) "
+    "AND NOT EXISTS (SELECT 1 FROM verifications AS v JOIN records AS c "
+    "ON c.id = v.check_record_id WHERE v.record_id = records.id AND c.error != 'none')";
+constexpr char kBestOrder[] =
+    "EXISTS (SELECT 1 FROM verifications AS v WHERE v.record_id = records.id "
+    "AND v.verdict = 'verified') DESC, "
+    "max(mean_s, coalesce((SELECT c.mean_s FROM verifications AS v JOIN records AS c "
+    "ON c.id = v.check_record_id WHERE v.record_id = records.id), 0)), id";
+
+}  // namespace
+
+const char* VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kUnverified: return "unverified";
+    case Verdict::kVerified: return "verified";
+    case Verdict::kDisputed: return "disputed";
+  }
+  return "?";
+}
+
+Verdict JudgeVerification(const MeasureResult& original, const MeasureResult& check,
+                          double tolerance) {
+  if (!original.ok() || !check.ok() || original.mean_s <= 0 || check.mean_s <= 0) {
+    return Verdict::kDisputed;
+  }
+  const double slower = std::max(original.mean_s, check.mean_s);
+  const double faster = std::min(original.mean_s, check.mean_s);
+  return slower <= faster * (1 + tolerance) ? Verdict::kVerified : Verdict::kDisputed;
+}
+
+double TrustedCost(const StoredRecord& r) {
+  return r.check_record_id != 0 ? std::max(r.result.mean_s, r.check_mean_s) : r.result.mean_s;
+}
+
+bool EligibleAsBest(const StoredRecord& r) {
+  return r.result.ok() && r.verifies_record_id == 0 &&
+         (r.check_record_id == 0 || r.check_mean_s > 0);
+}
+
+bool BetterBest(const StoredRecord& a, const StoredRecord& b) {
+  const bool a_verified = a.verdict == Verdict::kVerified;
+  const bool b_verified = b.verdict == Verdict::kVerified;
+  if (a_verified != b_verified) return a_verified;
+  if (TrustedCost(a) != TrustedCost(b)) return TrustedCost(a) < TrustedCost(b);
+  return a.id < b.id;
+}
 
 absl::StatusOr<std::vector<int64_t>> RecordsStore::AddRecords(
     const std::vector<StoredRecord>& records) {
@@ -75,12 +131,11 @@ absl::StatusOr<StoredRecord> RecordsStore::BestRecord(const std::string& workloa
                                                       const std::string& device_key) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   const store_internal::SqliteDb& db = *impl_->db;
-  // The literal error = 'none' lets SQLite use the partial index records_best.
   PRUNER_ASSIGN_OR_RETURN(Statement best,
                           db.Prepare(absl::StrCat(
       "SELECT ", store_internal::kRecordColumns,
-      " FROM records WHERE workload_key = ?1 AND device_key = ?2 AND error = 'none' "
-      "ORDER BY mean_s, id LIMIT 1")));
+      " FROM records WHERE workload_key = ?1 AND device_key = ?2 AND ", kEligibleAsBest,
+      " ORDER BY ", kBestOrder, " LIMIT 1")));
   best.BindText(1, workload_key).BindText(2, device_key);
   PRUNER_ASSIGN_OR_RETURN(std::vector<StoredRecord> found, store_internal::ReadRecords(best));
   if (!found.empty()) return std::move(found.front());
@@ -122,6 +177,16 @@ absl::StatusOr<std::vector<StoredRecord>> RecordsStore::ListRecords(const std::s
   return store_internal::ReadRecords(list);
 }
 
+absl::StatusOr<StoredRecord> RecordsStore::GetRecord(int64_t id) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  PRUNER_ASSIGN_OR_RETURN(Statement get, impl_->db->Prepare(absl::StrCat(
+      "SELECT ", store_internal::kRecordColumns, " FROM records WHERE id = ?1")));
+  get.BindInt(1, id);
+  PRUNER_ASSIGN_OR_RETURN(std::vector<StoredRecord> found, store_internal::ReadRecords(get));
+  if (found.empty()) return absl::NotFoundError(absl::StrCat("no record ", id));
+  return std::move(found.front());
+}
+
 absl::StatusOr<std::vector<StoredRecord>> RecordsStore::JobRecords(int64_t job_id) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   const store_internal::SqliteDb& db = *impl_->db;
@@ -138,6 +203,57 @@ absl::StatusOr<int64_t> RecordsStore::CountRecords() const {
   PRUNER_ASSIGN_OR_RETURN(Statement count, impl_->db->Prepare("SELECT count(*) FROM records"));
   PRUNER_RETURN_IF_ERROR(count.Step().status());
   return count.Int(0);
+}
+
+absl::StatusOr<Verdict> RecordsStore::AddVerification(int64_t record_id, StoredRecord check,
+                                                      double tolerance) {
+  if (!(tolerance >= 0) || !std::isfinite(tolerance)) {
+    return absl::InvalidArgumentError("verification tolerance must be finite and >= 0");
+  }
+  check.job_id = 0;  // a second measurement is no trial of any job
+  check.task_index = -1;
+  const std::string where = absl::StrCat("verification of record ", record_id);
+  PRUNER_RETURN_IF_ERROR(store_internal::ValidateRecord(check, where));
+  if (check.measured_at_unix_ms == 0) check.measured_at_unix_ms = NowUnixMs();
+
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  store_internal::SqliteDb& db = *impl_->db;
+  PRUNER_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(&db, /*immediate=*/true));
+  PRUNER_ASSIGN_OR_RETURN(Statement get, db.Prepare(absl::StrCat(
+      "SELECT ", store_internal::kRecordColumns, " FROM records WHERE id = ?1")));
+  get.BindInt(1, record_id);
+  PRUNER_ASSIGN_OR_RETURN(std::vector<StoredRecord> found, store_internal::ReadRecords(get));
+  if (found.empty()) return absl::NotFoundError(absl::StrCat(where, ": no such record"));
+  const StoredRecord& original = found.front();
+  if (!original.result.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(where, ": it is not an ok record"));
+  }
+  if (original.verifies_record_id != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": it is itself the check of record ", original.verifies_record_id));
+  }
+  if (original.verdict != Verdict::kUnverified) {
+    return absl::AlreadyExistsError(
+        absl::StrCat(where, ": already ", VerdictName(original.verdict)));
+  }
+  if (check.workload_key != original.workload_key || check.device_key != original.device_key ||
+      check.steps != original.steps) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": the check measured another workload, device or schedule"));
+  }
+  PRUNER_ASSIGN_OR_RETURN(int64_t check_id, store_internal::InsertRecord(db, check));
+  const Verdict verdict = JudgeVerification(original.result, check.result, tolerance);
+  PRUNER_ASSIGN_OR_RETURN(Statement link, db.Prepare(
+      "INSERT INTO verifications(record_id, check_record_id, verdict, tolerance, created_unix_ms) "
+      "VALUES (?1, ?2, ?3, ?4, ?5)"));
+  link.BindInt(1, record_id)
+      .BindInt(2, check_id)
+      .BindText(3, VerdictName(verdict))
+      .BindDouble(4, tolerance)
+      .BindInt(5, NowUnixMs());
+  PRUNER_RETURN_IF_ERROR(link.Run());
+  PRUNER_RETURN_IF_ERROR(txn.Commit());
+  return verdict;
 }
 
 absl::StatusOr<RecordsStore::PurgeSummary> RecordsStore::PurgeWorkerRecords(
@@ -158,16 +274,23 @@ absl::StatusOr<RecordsStore::PurgeSummary> RecordsStore::PurgeWorkerRecords(
   summary.records = count.Int(0);
   summary.ok_records = count.Int(1);
   summary.workloads = count.Int(2);
-  // A pair's best is its lowest ok mean, earliest id on ties (as BestRecord).
-  PRUNER_ASSIGN_OR_RETURN(Statement bests, db.Prepare(
-      "SELECT count(*) FROM (SELECT DISTINCT workload_key, device_key FROM records "
+  // Pairs whose best (as BestRecord picks it) is the worker's.
+  PRUNER_ASSIGN_OR_RETURN(Statement bests, db.Prepare(absl::StrCat(
+      "SELECT count(*) FROM (SELECT DISTINCT workload_key AS wk, device_key AS dk FROM records "
       "WHERE measured_by = ?1 AND error = 'none') AS pair WHERE ?1 = "
-      "(SELECT measured_by FROM records AS r WHERE r.workload_key = pair.workload_key "
-      "AND r.device_key = pair.device_key AND r.error = 'none' ORDER BY mean_s, id LIMIT 1)"));
+      "(SELECT measured_by FROM records WHERE records.workload_key = pair.wk "
+      "AND records.device_key = pair.dk AND ", kEligibleAsBest, " ORDER BY ", kBestOrder,
+      " LIMIT 1)")));
   bests.BindText(1, worker_name);
   PRUNER_RETURN_IF_ERROR(bests.Step().status());
   summary.bests = bests.Int(0);
   if (dry_run || summary.records == 0) return summary;  // the transaction rolls back
+  // Verifications first (they reference the records): of its records, and
+  // by its records (what it checked is unverified again).
+  PRUNER_ASSIGN_OR_RETURN(Statement unlink, db.Prepare(
+      "DELETE FROM verifications WHERE record_id IN (SELECT id FROM records WHERE measured_by = ?1) "
+      "OR check_record_id IN (SELECT id FROM records WHERE measured_by = ?1)"));
+  PRUNER_RETURN_IF_ERROR(unlink.BindText(1, worker_name).Run());
   PRUNER_ASSIGN_OR_RETURN(Statement remove,
                           db.Prepare("DELETE FROM records WHERE measured_by = ?1"));
   PRUNER_RETURN_IF_ERROR(remove.BindText(1, worker_name).Run());

@@ -179,7 +179,12 @@ absl::StatusOr<int64_t> InsertRecord(SqliteDb& db, const StoredRecord& r) {
 
 const char kRecordColumns[] =
     "id, workload_key, device_key, steps, error, phase, message, repeat_costs_json, mean_s, "
-    "build_s, run_s, binary_bytes, measured_by, measured_at_unix_ms, job_id, task_index";
+    "build_s, run_s, binary_bytes, measured_by, measured_at_unix_ms, job_id, task_index, "
+    "(SELECT verdict FROM verifications AS v WHERE v.record_id = records.id), "
+    "(SELECT check_record_id FROM verifications AS v WHERE v.record_id = records.id), "
+    "(SELECT record_id FROM verifications AS v WHERE v.check_record_id = records.id), "
+    "(SELECT c.mean_s FROM verifications AS v JOIN records AS c ON c.id = v.check_record_id "
+    "WHERE v.record_id = records.id)";
 
 absl::StatusOr<std::vector<StoredRecord>> ReadRecords(Statement& stmt) {
   std::vector<StoredRecord> records;
@@ -214,6 +219,17 @@ absl::StatusOr<std::vector<StoredRecord>> ReadRecords(Statement& stmt) {
     r.measured_at_unix_ms = stmt.Int(13);
     r.job_id = stmt.IsNull(14) ? 0 : stmt.Int(14);
     r.task_index = static_cast<int>(stmt.Int(15));
+    if (!stmt.IsNull(16)) {
+      const std::string verdict = stmt.Text(16);
+      if (verdict != "verified" && verdict != "disputed") {
+        return absl::DataLossError(
+            absl::StrCat("record ", r.id, ": unknown verdict '", verdict, "'"));
+      }
+      r.verdict = verdict == "verified" ? Verdict::kVerified : Verdict::kDisputed;
+      r.check_record_id = stmt.Int(17);
+      r.check_mean_s = stmt.IsNull(19) ? 0 : stmt.Double(19);
+    }
+    r.verifies_record_id = stmt.IsNull(18) ? 0 : stmt.Int(18);
     records.push_back(std::move(r));
   }
 }

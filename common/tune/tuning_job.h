@@ -64,6 +64,10 @@ struct RoundReport {
   int measured = 0;
   int ok = 0;
   std::vector<std::string> errors;  // one line per failed candidate
+  // When the round found a new best and verify_bests is on: its second
+  // measurement and verdict, e.g. "best 0.12 ms (w1) re-measured 0.13 ms
+  // (w2): verified".
+  std::string verification;
   int64_t trials = 0;
   int64_t trial_budget = 0;
   double elapsed_s = 0;  // job wall time, across restarts

@@ -55,6 +55,10 @@ absl::Status ValidateTuningOptions(const TuningOptions& o) {
   if (o.eps_greedy < 0 || o.eps_greedy > 1) {
     return absl::InvalidArgumentError(absl::StrCat("eps_greedy must be in [0, 1], got ", o.eps_greedy));
   }
+  if (!(o.verify_tolerance >= 0 && o.verify_tolerance <= 10)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("verify tolerance must be in [0, 10], got ", o.verify_tolerance));
+  }
   if (o.measure.repeat < 1 || o.measure.number < 1) {
     return absl::InvalidArgumentError("measure repeat and number must be >= 1");
   }
@@ -84,6 +88,8 @@ std::string TuningOptionsToJson(const TuningOptions& o) {
       {"num_warmup_samples", o.num_warmup_samples},
       {"overlap_search", o.overlap_search},
       {"pretrained_device", o.pretrained_device},
+      {"verify_bests", o.verify_bests},
+      {"verify_tolerance", o.verify_tolerance},
       {"measure",
        {{"number", m.number},
         {"repeat", m.repeat},
@@ -110,7 +116,8 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
                                 "measures_per_round", "early_stopping",
                                 "per_task_early_stopping", "seed", "population", "num_iters",
                                 "eps_greedy", "num_warmup_samples", "overlap_search",
-                                "pretrained_device", "measure"};
+                                "pretrained_device", "verify_bests", "verify_tolerance",
+                                "measure"};
   for (const auto& [key, value] : j.items()) {
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return absl::InvalidArgumentError(absl::StrCat("tuning options: unknown key \"", key, "\""));
@@ -127,7 +134,9 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
         Read(j, "eps_greedy", &o.eps_greedy),
         Read(j, "num_warmup_samples", &o.num_warmup_samples),
         Read(j, "overlap_search", &o.overlap_search),
-        Read(j, "pretrained_device", &o.pretrained_device)}) {
+        Read(j, "pretrained_device", &o.pretrained_device),
+        Read(j, "verify_bests", &o.verify_bests),
+        Read(j, "verify_tolerance", &o.verify_tolerance)}) {
     if (!s.ok()) return s;
   }
   if (auto it = j.find("measure"); it != j.end()) {

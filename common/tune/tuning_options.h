@@ -64,6 +64,13 @@ struct TuningOptions {
   // model, e.g. records measured for another CPU or GPU.
   std::string pretrained_device;
 
+  // Verified bests: a round's result that would lower its task's best is
+  // measured a second time (by another worker when the farm has one) and
+  // counts only if the two agree within verify_tolerance (relative). A
+  // disputed result never becomes a best (records_store.h).
+  bool verify_bests = true;
+  double verify_tolerance = 0.25;
+
   MeasureOptions measure = TrialMeasureOptions();
 };
 

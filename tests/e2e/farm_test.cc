@@ -15,6 +15,7 @@
 #include <functional>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "common/store/records_store.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
@@ -284,6 +285,87 @@ TEST_F(FarmTest, RogueWorkerCannotPoisonTheRecords) {
     if (w.name() == "rogue") quarantined = w.quarantined() && w.implausible_reports() == 3;
   }
   EXPECT_TRUE(quarantined);
+}
+
+// A subtler liar: times that pass every plausibility check (exactly the
+// device's peak), for a whole lease. Each would become the task's best;
+// each is measured again by the honest worker, disputed, and counted at the
+// honest time, so no lie is ever the job's best.
+TEST_F(FarmTest, PlausibleLiesAreMeasuredAgainElsewhereAndNeverBecomeTheBest) {
+  StartServer(FarmOptions{});
+  farm_->StartWorker("honest", {"--max-candidates", "2"});
+  const std::string device = WaitForWorkers(1);
+  double peak_gflops = 0;
+  {
+    auto store = RecordsStore::Open(farm_->db_path());
+    ASSERT_TRUE(store.ok());
+    auto profile = (*store)->GetDevice(device);
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    peak_gflops = profile->peak_gflops;
+  }
+  ASSERT_GT(peak_gflops, 0);
+  const double lie_s = 2.0 * 32 * 32 * 32 / (peak_gflops * 1e9);  // matmul 32^3 at peak
+  v1::JobInfo job;
+  const HandLease liar = LeaseByHand("liar", 3, [&] {
+    job = Submit(SmallJob(device, {"matmul:M=32,K=32,N=32"}, 16, 8));
+  });
+  ASSERT_TRUE(liar.status.ok()) << liar.status.error_message();
+  ASSERT_EQ(liar.lease.candidates_size(), 3);
+  v1::ReportRequest report;
+  report.set_worker_id(liar.worker_id);
+  report.set_lease_id(liar.lease.lease_id());
+  for (int i = 0; i < 3; ++i) {
+    v1::CandidateResult* r = report.add_results();
+    r->set_measurement_id(liar.lease.candidates(i).measurement_id());
+    const double t = lie_s * (1 + 0.01 * i);
+    r->mutable_result()->set_mean_s(t);
+    r->mutable_result()->add_repeat_costs_s(t);
+    r->mutable_result()->add_repeat_costs_s(t);
+  }
+  v1::ReportReply reply;
+  auto context = farm_->Context(seconds(5));
+  ASSERT_TRUE(farm_->WorkerStub()->ReportResults(context.get(), report, &reply).ok());
+  ASSERT_EQ(reply.accepted(), 3) << "these lies are plausible: only a second measurement shows them";
+
+  const auto events = Watch(job.id(), seconds(240));
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().job().status(), "done");
+  int lines = 0;
+  for (const v1::ProgressEvent& e : events) {
+    if (e.verification().find("(liar) re-measured") != std::string::npos) {
+      ++lines;
+      std::printf("%s\n", e.verification().c_str());
+      EXPECT_NE(e.verification().find("(honest): disputed"), std::string::npos)
+          << e.verification();
+    }
+  }
+  EXPECT_GE(lines, 1);
+
+  // In the database: every lie disputed by the honest worker, and the best
+  // is an honest time (the liar's records count at the honest one's).
+  auto store = RecordsStore::Open(farm_->db_path());
+  ASSERT_TRUE(store.ok());
+  int disputed = 0;
+  for (const StoredRecord& r : JobRecords(job.id())) {
+    if (r.measured_by != "liar") continue;
+    EXPECT_EQ(r.verdict, Verdict::kDisputed) << r.steps;
+    ASSERT_NE(r.check_record_id, 0);
+    auto check = (*store)->GetRecord(r.check_record_id);
+    ASSERT_TRUE(check.ok());
+    EXPECT_EQ(check->measured_by, "honest");
+    EXPECT_GT(TrustedCost(r), 1.5 * r.result.mean_s);
+    ++disputed;
+  }
+  EXPECT_EQ(disputed, 3);
+  const std::string key = JobRecords(job.id()).front().workload_key;
+  auto best = (*store)->BestRecord(key, device);
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_GT(TrustedCost(*best), 1.5 * lie_s);
+  std::printf("lie %.3g s; best %.3g s (%s by %s)\n", lie_s, TrustedCost(*best),
+              VerdictName(best->verdict), best->measured_by.c_str());
+  std::string out;
+  EXPECT_EQ(RunCli(absl::StrCat("best ", job.id()), &out), 0) << out;
+  std::printf("%s", out.c_str());
 }
 
 TEST_F(FarmTest, UnauthenticatedClientAndWorkerRefused) {

@@ -336,6 +336,34 @@ TEST(DispatcherTest, ReleasedWorkerGetsLeasesAgainWithItsStrikesCleared) {
   EXPECT_FALSE(d.ReleaseWorker("nobody"));
 }
 
+TEST(DispatcherTest, ASecondMeasurementGoesToAnotherWorkerWhenThereIsOne) {
+  Dispatcher d(FastOptions());
+  const std::string first = d.RegisterWorker(Worker("first", "cpu-x"));
+  BatchSpec spec = Spec(1, "cpu-x");
+  spec.avoid_worker = "first";
+  auto batch = d.Submit(spec, {"s1"});
+  ASSERT_TRUE(batch.ok());
+  bool unknown = false;
+  // Alone, "first" measures it: a second opinion from the same worker
+  // beats none.
+  auto alone = d.Lease(first, 8, milliseconds(50), &unknown);
+  ASSERT_TRUE(alone.has_value());
+  d.Report(first, alone->lease_id(), AllOk(*alone, 1e-4), "");
+  ASSERT_TRUE(d.Wait(*batch).ok());
+
+  // With another worker of the device alive, "first" passes it over.
+  const std::string second = d.RegisterWorker(Worker("second", "cpu-x"));
+  auto again = d.Submit(spec, {"s2"});
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(d.Lease(first, 8, milliseconds(50), &unknown).has_value());
+  auto other = d.Lease(second, 8, milliseconds(50), &unknown);
+  ASSERT_TRUE(other.has_value());
+  d.Report(second, other->lease_id(), AllOk(*other, 1e-4), "");
+  auto results = d.Wait(*again);
+  ASSERT_TRUE(results.ok());
+  EXPECT_EQ((*results)[0].result.measured_by(), "second");
+}
+
 TEST(DispatcherTest, NothingAQuarantinedWorkerReportsCounts) {
   RogueHoldsALease r(1);
   ASSERT_EQ(r.lease.candidates_size(), 2);

@@ -1,9 +1,11 @@
 // The migration mechanism: a file made by an older build upgrades in place
 // on open, keeps its data and records each migration; a failing migration
-// leaves the file as it was. Version 2 here is a test-only migration.
+// leaves the file as it was. The version after this build's latest is a
+// test-only migration ("next" below).
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/store/records_store.h"
 #include "common/store/schema.h"
 #include "common/store/sqlite_db.h"
@@ -23,14 +25,17 @@ using store_test::OkRecord;
 using store_test::TempDir;
 using store_test::TestDevice;
 
-// This build's migrations plus a version 2 that a later build might ship.
-std::vector<Migration> WithVersion2(const std::string& sql) {
+const int kLatest = store_internal::LatestSchemaVersion();
+const int kNext = kLatest + 1;
+
+// This build's migrations plus the next one, as a later build might ship it.
+std::vector<Migration> WithNextVersion(const std::string& sql) {
   std::vector<Migration> migrations = SchemaMigrations();
-  migrations.push_back({2, "test: record notes and a workers table", sql});
+  migrations.push_back({kNext, "test: record notes and a workers table", sql});
   return migrations;
 }
 
-const char kVersion2[] =
+const char kNextVersion[] =
     "ALTER TABLE records ADD COLUMN note TEXT NOT NULL DEFAULT '';"
     "CREATE TABLE workers (name TEXT PRIMARY KEY, last_seen_unix_ms INTEGER NOT NULL);";
 
@@ -43,8 +48,8 @@ int64_t QueryInt(SqliteDb& db, const std::string& sql) {
   return row.ok() && *row ? stmt->Int(0) : -1;
 }
 
-// A version-1 file with one workload, device and record.
-void MakeVersion1File(const std::string& path) {
+// A file at this build's latest version with one workload, device and record.
+void MakeLatestFile(const std::string& path) {
   absl::StatusOr<std::unique_ptr<RecordsStore>> store = RecordsStore::Open(path);
   ASSERT_TRUE(store.ok()) << store.status();
   const ComputeDag dag = Matmul(8, 8, 8);
@@ -66,25 +71,25 @@ TEST(StoreSchemaTest, MigrationsAreNumberedFromOne) {
 TEST(StoreSchemaTest, AnOlderFileUpgradesInPlaceAndKeepsItsData) {
   TempDir dir;
   const std::string path = dir.File("records.db");
-  MakeVersion1File(path);
+  MakeLatestFile(path);
   ASSIGN_OR_FAIL(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, 1000));
   ASSIGN_OR_FAIL(int before, ReadSchemaVersion(*db));
-  EXPECT_EQ(before, 1);
-  ASSIGN_OR_FAIL(int after, MigrateSchema(*db, WithVersion2(kVersion2)));
-  EXPECT_EQ(after, 2);
+  EXPECT_EQ(before, kLatest);
+  ASSIGN_OR_FAIL(int after, MigrateSchema(*db, WithNextVersion(kNextVersion)));
+  EXPECT_EQ(after, kNext);
   ASSIGN_OR_FAIL(int read_back, ReadSchemaVersion(*db));
-  EXPECT_EQ(read_back, 2);
-  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM schema_migrations"), 2);
-  EXPECT_EQ(QueryInt(*db, "SELECT max(version) FROM schema_migrations"), 2);
+  EXPECT_EQ(read_back, kNext);
+  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM schema_migrations"), kNext);
+  EXPECT_EQ(QueryInt(*db, "SELECT max(version) FROM schema_migrations"), kNext);
   // The old record is still there and has the new column's default.
   EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM records WHERE note = ''"), 1);
   EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM workers"), 0);
   // Migrating again is a no-op.
-  ASSIGN_OR_FAIL(after, MigrateSchema(*db, WithVersion2(kVersion2)));
-  EXPECT_EQ(after, 2);
-  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM schema_migrations"), 2);
+  ASSIGN_OR_FAIL(after, MigrateSchema(*db, WithNextVersion(kNextVersion)));
+  EXPECT_EQ(after, kNext);
+  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM schema_migrations"), kNext);
   db.reset();
-  // This build knows only version 1 and must not touch the upgraded file.
+  // This build does not know the next version and must not touch the file.
   absl::StatusOr<std::unique_ptr<RecordsStore>> store = RecordsStore::Open(path);
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition) << store.status();
 }
@@ -94,25 +99,48 @@ TEST(StoreSchemaTest, AFreshFileGetsEveryMigrationInOrder) {
   ASSIGN_OR_FAIL(std::unique_ptr<SqliteDb> db, SqliteDb::Open(dir.File("fresh.db"), 1000));
   ASSIGN_OR_FAIL(int before, ReadSchemaVersion(*db));
   EXPECT_EQ(before, 0);
-  ASSIGN_OR_FAIL(int after, MigrateSchema(*db, WithVersion2(kVersion2)));
-  EXPECT_EQ(after, 2);
-  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM schema_migrations"), 2);
+  ASSIGN_OR_FAIL(int after, MigrateSchema(*db, WithNextVersion(kNextVersion)));
+  EXPECT_EQ(after, kNext);
+  EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM schema_migrations"), kNext);
   EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM workers"), 0);
+}
+
+// Version 1 files (made before verified bests) open, gain the verifications
+// table, and their records read back unverified and eligible as bests.
+TEST(StoreSchemaTest, AVersion1FileGainsVerifications) {
+  TempDir dir;
+  const std::string path = dir.File("v1.db");
+  {
+    ASSIGN_OR_FAIL(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, 1000));
+    ASSIGN_OR_FAIL(int version, MigrateSchema(*db, {SchemaMigrations().front()}));
+    ASSERT_EQ(version, 1);
+    EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM sqlite_master WHERE name = 'verifications'"), 0);
+  }
+  const ComputeDag dag = Matmul(8, 8, 8);
+  ASSIGN_OR_FAIL(auto store, RecordsStore::Open(path));
+  EXPECT_EQ(store->schema_version(), kLatest);
+  ASSERT_TRUE(store->PutWorkload(dag).ok());
+  ASSERT_TRUE(store->PutDevice(TestDevice()).ok());
+  ASSIGN_OR_FAIL(auto ids, store->AddRecords({OkRecord(dag.WorkloadKey(), TestDevice().name, 1e-3)}));
+  ASSIGN_OR_FAIL(StoredRecord best, store->BestRecord(dag.WorkloadKey(), TestDevice().name));
+  EXPECT_EQ(best.id, ids[0]);
+  EXPECT_EQ(best.verdict, Verdict::kUnverified);
 }
 
 TEST(StoreSchemaTest, AFailingMigrationLeavesTheFileAsItWas) {
   TempDir dir;
   const std::string path = dir.File("records.db");
-  MakeVersion1File(path);
+  MakeLatestFile(path);
   ASSIGN_OR_FAIL(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, 1000));
   // The first statement succeeds, the second fails: both must be undone.
   absl::StatusOr<int> result = MigrateSchema(
-      *db, WithVersion2("CREATE TABLE workers (name TEXT); INSERT INTO no_such_table VALUES (1);"));
+      *db, WithNextVersion("CREATE TABLE workers (name TEXT); INSERT INTO no_such_table VALUES (1);"));
   EXPECT_FALSE(result.ok());
-  EXPECT_NE(result.status().message().find("migration to version 2"), std::string::npos)
+  EXPECT_NE(result.status().message().find(absl::StrCat("migration to version ", kNext)),
+            std::string::npos)
       << result.status();
   ASSIGN_OR_FAIL(int version, ReadSchemaVersion(*db));
-  EXPECT_EQ(version, 1);
+  EXPECT_EQ(version, kLatest);
   EXPECT_EQ(QueryInt(*db, "SELECT count(*) FROM sqlite_master WHERE name = 'workers'"), 0);
   db.reset();
   ASSIGN_OR_FAIL(auto store, RecordsStore::Open(path));
@@ -123,10 +151,11 @@ TEST(StoreSchemaTest, AFailingMigrationLeavesTheFileAsItWas) {
 TEST(StoreSchemaTest, MisnumberedMigrationsAreABug) {
   ASSIGN_OR_FAIL(std::unique_ptr<SqliteDb> db, SqliteDb::Open(":memory:", 1000));
   std::vector<Migration> migrations = SchemaMigrations();
-  migrations.push_back({3, "skips 2", "SELECT 1"});
+  migrations.push_back({kNext + 1, "skips one", "SELECT 1"});
   absl::StatusOr<int> result = MigrateSchema(*db, migrations);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInternal);
-  EXPECT_NE(result.status().message().find("expected 2"), std::string::npos) << result.status();
+  EXPECT_NE(result.status().message().find(absl::StrCat("expected ", kNext)), std::string::npos)
+      << result.status();
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/store/records_store.h"
+#include "common/store/schema.h"
 #include "common/store/sqlite_db.h"
 #include "gtest/gtest.h"
 #include "tests/store/store_test_util.h"
@@ -198,7 +199,8 @@ TEST(StoreBadFileTest, ANewerSchemaVersionIsRefused) {
     ASSERT_STATUS_OK(db->Exec("UPDATE meta SET value = '7' WHERE key = 'schema_version'"));
   }
   ExpectError(RecordsStore::Open(path).status(), absl::StatusCode::kFailedPrecondition,
-              {"schema version 7", "newer than the newest this build knows (1)"});
+              {"schema version 7", absl::StrCat("newer than the newest this build knows (",
+                                                store_internal::LatestSchemaVersion(), ")")});
   {
     ASSIGN_OR_FAIL(auto db, store_internal::SqliteDb::Open(path, 1000));
     ASSERT_STATUS_OK(db->Exec("UPDATE meta SET value = 'x1' WHERE key = 'schema_version'"));

@@ -48,7 +48,7 @@ TEST(StoreJobStatusTest, EveryStatusParsesBack) {
 TEST(StoreTest, NewDatabaseHasTheLatestSchema) {
   ASSIGN_OR_FAIL(auto store, RecordsStore::Open(":memory:"));
   EXPECT_EQ(store->schema_version(), store_internal::LatestSchemaVersion());
-  EXPECT_EQ(store->schema_version(), 1);
+  EXPECT_EQ(store->schema_version(), 2);
   ASSIGN_OR_FAIL(int64_t count, store->CountRecords());
   EXPECT_EQ(count, 0);
 }
@@ -186,6 +186,87 @@ TEST_F(StoreRecordsTest, BestRecordIsTheLowestMeanAmongOkRecords) {
   none = store_->BestRecord("nope", device_.name);
   EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(none.status().message().find("unknown workload 'nope'"), std::string::npos);
+}
+
+TEST(StoreVerdictTest, AgreementWithinTheToleranceOfTheFaster) {
+  MeasureResult a, b;
+  a.mean_s = 1.0e-3;
+  b.mean_s = 1.2e-3;
+  EXPECT_EQ(JudgeVerification(a, b, 0.25), Verdict::kVerified);
+  EXPECT_EQ(JudgeVerification(b, a, 0.25), Verdict::kVerified);
+  b.mean_s = 1.3e-3;
+  EXPECT_EQ(JudgeVerification(a, b, 0.25), Verdict::kDisputed);
+  b.error = MeasureError::kWrongResult;
+  b.mean_s = 0;
+  EXPECT_EQ(JudgeVerification(a, b, 0.25), Verdict::kDisputed);
+}
+
+TEST_F(StoreRecordsTest, ABestIsVerifiedFirstAndTrustedAtTheSlowerMeasurement) {
+  auto by = [](StoredRecord r, const std::string& worker) {
+    r.measured_by = worker;
+    return r;
+  };
+  // A liar's 1 us, an honest 100 us and an honest 120 us.
+  ASSIGN_OR_FAIL(std::vector<int64_t> ids,
+                 store_->AddRecords({by(OkRecord(key_, device_.name, 1e-6, 1), "liar"),
+                                     by(OkRecord(key_, device_.name, 1e-4, 2), "honest"),
+                                     by(OkRecord(key_, device_.name, 1.2e-4, 3), "honest")}));
+  ASSIGN_OR_FAIL(StoredRecord best, store_->BestRecord(key_, device_.name));
+  EXPECT_EQ(best.id, ids[0]) << "nothing verified yet: the lowest mean";
+  EXPECT_EQ(best.verdict, Verdict::kUnverified);
+
+  // The liar's record measured again by an honest worker: disputed, and
+  // trusted at the honest time.
+  ASSIGN_OR_FAIL(StoredRecord liar, store_->GetRecord(ids[0]));
+  StoredRecord check = by(liar, "honest");
+  check.result.mean_s = 2e-4;
+  check.result.repeat_costs_s = {2e-4, 2e-4, 2e-4};
+  ASSIGN_OR_FAIL(Verdict verdict, store_->AddVerification(ids[0], check, 0.25));
+  EXPECT_EQ(verdict, Verdict::kDisputed);
+  ASSIGN_OR_FAIL(liar, store_->GetRecord(ids[0]));
+  EXPECT_EQ(liar.verdict, Verdict::kDisputed);
+  EXPECT_EQ(TrustedCost(liar), 2e-4);
+  ASSIGN_OR_FAIL(best, store_->BestRecord(key_, device_.name));
+  EXPECT_EQ(best.id, ids[1]) << "the liar now counts at 200 us";
+
+  // The 120 us record verified: a verified record beats every unverified one.
+  ASSIGN_OR_FAIL(StoredRecord slower, store_->GetRecord(ids[2]));
+  check = by(slower, "another");
+  check.result.mean_s = 1.25e-4;
+  check.result.repeat_costs_s = {1.25e-4};
+  ASSIGN_OR_FAIL(verdict, store_->AddVerification(ids[2], check, 0.25));
+  EXPECT_EQ(verdict, Verdict::kVerified);
+  ASSIGN_OR_FAIL(best, store_->BestRecord(key_, device_.name));
+  EXPECT_EQ(best.id, ids[2]);
+  EXPECT_EQ(best.verdict, Verdict::kVerified);
+  EXPECT_EQ(TrustedCost(best), 1.25e-4);
+  // The second measurement is a record of its own, which says what it
+  // checks, is no best, and belongs to no job.
+  ASSIGN_OR_FAIL(StoredRecord stored_check, store_->GetRecord(best.check_record_id));
+  EXPECT_EQ(stored_check.verifies_record_id, ids[2]);
+  EXPECT_EQ(stored_check.measured_by, "another");
+  EXPECT_EQ(stored_check.job_id, 0);
+  EXPECT_FALSE(EligibleAsBest(stored_check));
+
+  // A record is checked once; a check is not checked; a check must be of
+  // the same schedule; a failed record is not checked.
+  EXPECT_EQ(store_->AddVerification(ids[2], check, 0.25).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store_->AddVerification(stored_check.id, check, 0.25).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  StoredRecord other = check;
+  other.steps = OkRecord(key_, device_.name, 1e-4, 99).steps;
+  EXPECT_EQ(store_->AddVerification(ids[1], other, 0.25).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->AddVerification(424242, check, 0.25).status().code(),
+            absl::StatusCode::kNotFound);
+
+  // Purging the verifier unverifies what it checked.
+  ASSERT_TRUE(store_->PurgeWorkerRecords("another", false).ok());
+  ASSIGN_OR_FAIL(slower, store_->GetRecord(ids[2]));
+  EXPECT_EQ(slower.verdict, Verdict::kUnverified);
+  ASSIGN_OR_FAIL(best, store_->BestRecord(key_, device_.name));
+  EXPECT_EQ(best.id, ids[1]);
 }
 
 TEST_F(StoreRecordsTest, PurgingAWorkersRecordsCountsFirstAndHandsBestsToOthers) {
@@ -400,7 +481,7 @@ TEST(StoreFileTest, ReopeningKeepsEverything) {
     ASSERT_STATUS_OK(store->PutCheckpoint("xgb", device.name, blob, 2));
   }
   ASSIGN_OR_FAIL(auto store, RecordsStore::Open(path));
-  EXPECT_EQ(store->schema_version(), 1);
+  EXPECT_EQ(store->schema_version(), store_internal::LatestSchemaVersion());
   ASSIGN_OR_FAIL(ComputeDag got_dag, store->GetWorkload(dag.WorkloadKey()));
   EXPECT_EQ(got_dag.CanonicalText(), dag.CanonicalText());
   ASSIGN_OR_FAIL(DeviceProfile got_device, store->GetDevice(device.name));
