@@ -255,6 +255,14 @@ int main(int argc, char** argv) {
                    "moa-pruner / pruner-offline: device whose PaCM checkpoint to start from");
   tune->add_option("--scheduler", topt.scheduler, "gradient or round-robin");
   tune->add_option("--early-stopping", topt.early_stopping, "trials without improvement (0: off)");
+  bool no_verify_bests = false;
+  tune->add_flag("--no-verify-bests", no_verify_bests,
+                 "do not measure new bests a second time (faster; a lucky timing can become a "
+                 "best)");
+  tune->add_option("--verify-tolerance", topt.verify_tolerance,
+                   "how far (relative) a best's second measurement may be and agree")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10.0));
   tune->add_option("--population", topt.population, "evolutionary population")
       ->check(CLI::Range(1, 1000000));
   tune->add_option("--seed", topt.seed, "random seed");
@@ -382,7 +390,10 @@ int main(int argc, char** argv) {
           pruner::RunParsedServiceCommand(service, &pruner::OpenLocalJobSource)) {
     return *code;
   }
-  if (*tune) return pruner::RunTune(tune_command);
+  if (*tune) {
+    topt.verify_bests = !no_verify_bests;
+    return pruner::RunTune(tune_command);
+  }
   if (*tasks) return pruner::RunTasks(tasks_network, tasks_model, tasks_shapes);
   if (*compile) return pruner::RunCompile(compile_command);
   if (*run) return pruner::RunModel(run_command);

@@ -75,6 +75,13 @@ void AddSubmitFlags(CLI::App* submit, SubmitFlags* f) {
   AddOptional(submit, "--early-stopping", &f->early_stopping,
               "trials without improvement (0: off)")
       ->check(CLI::NonNegativeNumber);
+  submit->add_flag("--no-verify-bests", f->no_verify_bests,
+                   "do not measure new bests a second time on another worker (faster, but one "
+                   "lying or lucky measurement can become a best)");
+  AddOptional(submit, "--verify-tolerance", &f->verify_tolerance,
+              "how far (relative) a best's second measurement may be from the first and agree "
+              "(default 0.25)")
+      ->check(CLI::Range(0.0, 10.0));
   const char* measure = "Measurement (0 or absent: the server's default)";
   AddOptional(submit, "--number", &f->number, "calls per timed repeat")
       ->check(CLI::NonNegativeNumber)->group(measure);

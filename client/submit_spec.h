@@ -29,6 +29,8 @@ struct SubmitFlags {
   std::optional<int32_t> per_round;
   std::optional<uint64_t> seed;
   std::optional<int64_t> early_stopping;
+  bool no_verify_bests = false;  // turns off the second measurement of bests
+  std::optional<double> verify_tolerance;
   // MeasureOptions; unset here and in the file means the server's default.
   std::optional<int32_t> number;
   std::optional<int32_t> repeat;

@@ -40,6 +40,23 @@ TEST(BuildJobSpecTest, NoMeasureFlagsSendsNoMeasureOptions) {
   EXPECT_FALSE(spec->has_measure());
 }
 
+TEST(BuildJobSpecTest, VerifiedBestsAreOnUnlessTurnedOff) {
+  SubmitFlags flags;
+  flags.network = "resnet-50";
+  flags.target = "cpu";
+  auto spec = BuildJobSpec(flags, "");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->has_verify_bests());  // the server's default: on
+  EXPECT_EQ(spec->verify_tolerance(), 0);
+  flags.no_verify_bests = true;
+  flags.verify_tolerance = 0.5;
+  spec = BuildJobSpec(flags, "");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_TRUE(spec->has_verify_bests());
+  EXPECT_FALSE(spec->verify_bests());
+  EXPECT_EQ(spec->verify_tolerance(), 0.5);
+}
+
 TEST(BuildJobSpecTest, FlagsOverrideTheFileFieldByField) {
   SubmitFlags flags;
   flags.trials = 300;

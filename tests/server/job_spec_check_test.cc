@@ -34,6 +34,20 @@ TEST(JobSpecCheckTest, DefaultsFilled) {
   EXPECT_EQ(checked->options.trial_budget, 32);
   EXPECT_EQ(checked->options.measure.number, 1);
   EXPECT_EQ(checked->options.measure.repeat, 3);
+  EXPECT_TRUE(checked->options.verify_bests);
+  EXPECT_EQ(checked->options.verify_tolerance, 0.25);
+}
+
+TEST(JobSpecCheckTest, VerifiedBestsCanBeTunedOrTurnedOff) {
+  v1::JobSpec spec = Matmul();
+  spec.set_verify_bests(false);
+  spec.set_verify_tolerance(0.5);
+  auto checked = CheckJobSpec(spec);
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  EXPECT_FALSE(checked->options.verify_bests);
+  EXPECT_EQ(checked->options.verify_tolerance, 0.5);
+  spec.set_verify_tolerance(-1);
+  ExpectRefused(spec, "verify tolerance must be in [0, 10]");
 }
 
 TEST(JobSpecCheckTest, RepeatedOperatorIsOneTaskWithWeight) {
