@@ -17,7 +17,7 @@
 
 #include "common/store/records_store.h"
 #include "gtest/gtest.h"
-#include "tests/e2e/farm.h"
+#include "bench/service/local_farm.h"
 
 namespace pruner::e2e {
 

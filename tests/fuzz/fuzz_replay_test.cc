@@ -1,6 +1,7 @@
-// Runs the job-spec fuzz target on its seed corpus and on deterministic
-// mutations of it (byte flips, insertions, truncations, splices), so every
-// CI run exercises the parser on malformed input even without libFuzzer.
+// Runs one fuzz target (linked in; PRUNER_FUZZ_SUITE names it) on its seed
+// corpus (PRUNER_FUZZ_CORPUS) and on deterministic mutations of it (byte
+// flips, token insertions, truncations, splices), so every CI run
+// exercises the parser on malformed input even without libFuzzer.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -31,9 +32,14 @@ int RunTarget(const std::string& input) {
 }
 
 std::string Mutate(std::string s, const std::vector<std::string>& corpus, std::mt19937_64& rng) {
+  // Tokens of the three grammars: job-spec JSON, schedule sentences, DAG text.
   static const char* kTokens[] = {"{", "}", "[", "]", "\"", ":", ",", "-1", "1e308", "null",
                                   "\"ops\"", "\"network\"", "\"trialBudget\"", "\\u0000", "NaN",
-                                  "matmul:M=", "conv2d:N=1,C=", "99999999999999999999"};
+                                  "matmul:M=", "conv2d:N=1,C=", "99999999999999999999", ";",
+                                  "SP 2 0 ", "RE 2 [", "FU 3 [0,1]", "CA 2 3 ", "AN 3 0 parallel",
+                                  "PR 2 0 auto_unroll_max_step$", "CHW 2 local", "FSP 3 0 1 2",
+                                  "CI 1", "CR 2", "RF 2 ", "SA 2 ", " [", "]", "(", ")", "+", "*",
+                                  "//", "%", "-2147483648", "0"};
   const int edits = 1 + static_cast<int>(rng() % 4);
   for (int e = 0; e < edits; ++e) {
     const size_t pos = s.empty() ? 0 : rng() % (s.size() + 1);
@@ -61,13 +67,13 @@ std::string Mutate(std::string s, const std::vector<std::string>& corpus, std::m
   return s;
 }
 
-TEST(JobSpecFuzzReplayTest, SeedCorpus) {
+TEST(PRUNER_FUZZ_SUITE, SeedCorpus) {
   const auto corpus = Corpus();
   ASSERT_GE(corpus.size(), 5u);
   for (const std::string& input : corpus) EXPECT_EQ(RunTarget(input), 0);
 }
 
-TEST(JobSpecFuzzReplayTest, DeterministicMutations) {
+TEST(PRUNER_FUZZ_SUITE, DeterministicMutations) {
   const auto corpus = Corpus();
   std::mt19937_64 rng(20261122);
   int runs = 0;

@@ -1,4 +1,4 @@
-#include "tests/e2e/farm.h"
+#include "bench/service/local_farm.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -89,7 +89,8 @@ bool Farm::StartServer(int port, std::string* error) {
       "--lease-timeout-ms", std::to_string(options_.lease_timeout_ms),
       "--heartbeat-ms",    std::to_string(options_.heartbeat_ms),
       "--max-running-jobs", std::to_string(options_.max_running_jobs),
-      "--max-pending-jobs", std::to_string(options_.max_pending_jobs)};
+      "--max-pending-jobs", std::to_string(options_.max_pending_jobs),
+      "--max-attempts",    std::to_string(options_.max_attempts)};
   if (!options_.credentials.empty()) {
     std::ofstream(credentials_file()) << options_.credentials;
     args.push_back("--credentials");
@@ -142,6 +143,10 @@ int Farm::Kill(Process& process, int signal) {
   if (server_.pid == process.pid) server_.pid = -1;
   process.pid = -1;
   return status;
+}
+
+void Farm::Signal(const Process& process, int signal) {
+  if (process.pid > 0) kill(process.pid, signal);
 }
 
 int Farm::WaitExit(Process& process, std::chrono::milliseconds timeout) {

@@ -1,10 +1,11 @@
-// A local farm for end-to-end tests: the real pruner-server and
-// pruner-worker binaries as child processes on 127.0.0.1, a token, a
-// temporary database, and gRPC stubs to talk to the server as a client or
-// as a hand-driven worker. Processes can be killed with any signal, which is
-// what the fault tests do.
-#ifndef PRUNER_TESTS_E2E_FARM_H_
-#define PRUNER_TESTS_E2E_FARM_H_
+// A local farm for end-to-end tests and the chaos soak: the real
+// pruner-server and pruner-worker binaries as child processes on 127.0.0.1,
+// a token, a temporary database, and gRPC stubs to talk to the server as a
+// client or as a hand-driven worker. Processes can be killed, stopped and
+// continued with any signal, which is what the fault tests and the chaos
+// driver do.
+#ifndef PRUNER_BENCH_SERVICE_LOCAL_FARM_H_
+#define PRUNER_BENCH_SERVICE_LOCAL_FARM_H_
 
 #include <sys/types.h>
 
@@ -31,6 +32,7 @@ struct FarmOptions {
   int heartbeat_ms = 200;
   int max_running_jobs = 4;
   int max_pending_jobs = 64;
+  int max_attempts = 3;  // leases a candidate may lose before it is given up
   bool token = true;
   // Text of a credentials file (server/access_control.h): when set, the
   // server takes per-role tokens from it instead of the one shared token.
@@ -51,6 +53,8 @@ class Farm {
   // Sends `signal` and reaps; returns the exit status as waitpid reports it.
   int Kill(Process& process, int signal);
   int KillServer(int signal) { return Kill(server_, signal); }
+  // Sends `signal` without waiting (SIGSTOP, SIGCONT: a hung host).
+  static void Signal(const Process& process, int signal);
   // Waits for a process to exit by itself (up to `timeout`); -1 if it did not.
   int WaitExit(Process& process, std::chrono::milliseconds timeout);
 
@@ -97,4 +101,4 @@ v1::JobSpec SmallJob(const std::string& target, const std::vector<std::string>& 
 
 }  // namespace pruner::e2e
 
-#endif  // PRUNER_TESTS_E2E_FARM_H_
+#endif  // PRUNER_BENCH_SERVICE_LOCAL_FARM_H_
