@@ -284,8 +284,18 @@ absl::Status State::ApplySplit(const Step& step, const std::vector<int64_t>& len
   absl::Status st = CheckIter(step.stage, step.iter);
   if (!st.ok()) return Invalid(step, st.message());
   if (lengths.empty()) return Invalid(step, "a split needs at least one length");
+  // Bounded so that products of extents stay far from int64 overflow (found
+  // by schedule_sentence_fuzz.cc: 69 lengths multiplied to 0 and divided).
+  constexpr int64_t kMaxLengthProduct = int64_t{1} << 31;
+  int64_t product = 1;
   for (int64_t l : lengths) {
     if (l == 0 || l < -1) return Invalid(step, "split lengths must be positive");
+    if (l > 0) {
+      if (l > kMaxLengthProduct / product) {
+        return Invalid(step, "split lengths multiply to more than 2^31");
+      }
+      product *= l;
+    }
   }
   Stage& s = stages_[step.stage];
   const Iterator old = s.iters[step.iter];
@@ -449,13 +459,19 @@ void State::InsertStage(int index, Stage stage) {
   stages_.insert(stages_.begin() + index, std::move(stage));
 }
 
-void State::RebuildDag() {
+absl::Status State::RebuildDag() {
   std::vector<OpRef> ops;
   for (const Stage& s : stages_) ops.push_back(s.op);
-  // The ops were valid before the step and the step keeps reads pointing at
-  // earlier stages, so Create only fails on an internal bug.
+  // The steps check what they need first, so this fails only on a case a
+  // step's checks missed; that must be the step's error, not a crash (a
+  // sentence comes from a database or over the wire).
   auto dag = ComputeDag::Create(std::move(ops));
+  if (!dag.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the step leaves an invalid program: ", dag.status().message()));
+  }
   current_dag_ = std::make_shared<const ComputeDag>(*std::move(dag));
+  return absl::OkStatus();
 }
 
 absl::Status State::ApplyCacheRead(const Step& step) {
@@ -495,8 +511,7 @@ absl::Status State::ApplyCacheRead(const Step& step) {
   Stage cache_stage = MakeStage(cache);
   cache_stage.scope = step.scope;
   InsertStage(s + 1, std::move(cache_stage));
-  RebuildDag();
-  return absl::OkStatus();
+  return RebuildDag();
 }
 
 absl::Status State::ApplyCacheWrite(const Step& step) {
@@ -526,8 +541,7 @@ absl::Status State::ApplyCacheWrite(const Step& step) {
   copy_stage.auto_unroll_max_step = old.auto_unroll_max_step;
   stages_[s] = std::move(copy_stage);
   InsertStage(s, std::move(cache_stage));
-  RebuildDag();
-  return absl::OkStatus();
+  return RebuildDag();
 }
 
 absl::Status State::ApplyRfactor(const Step& step) {
@@ -552,6 +566,16 @@ absl::Status State::ApplyRfactor(const Step& step) {
   }
   for (const IterNode& n : old.nodes) {
     if (n.extent < 0) return Invalid(step, "rfactor needs chosen split lengths");
+  }
+  // The rfactor stage reduces over the other reduction loops: with none
+  // left it would be no reduction (found by schedule_sentence_fuzz.cc:
+  // "RF 2 2 1" on an unsplit matmul).
+  bool other_reduce = false;
+  for (const Iterator& it : old.iters) {
+    other_reduce |= old.nodes[it.node].kind == IterKind::kReduce && it.node != factored;
+  }
+  if (!other_reduce) {
+    return Invalid(step, "rfactor needs a reduction loop besides the factored one (split it first)");
   }
   // New op: spatial axes = old spatial axes with the factored iterator
   // inserted at factor_iter; reduce axes = the other reduce loops.
@@ -601,8 +625,7 @@ absl::Status State::ApplyRfactor(const Step& step) {
   final_stage.auto_unroll_max_step = old.auto_unroll_max_step;
   stages_[step.stage] = std::move(final_stage);
   InsertStage(step.stage, MakeStage(rf));
-  RebuildDag();
-  return absl::OkStatus();
+  return RebuildDag();
 }
 
 bool State::IsConcrete() const {

@@ -138,7 +138,9 @@ class State {
   absl::StatusOr<std::vector<int64_t>> FollowedLengths(const Step& step) const;
   // Inserts `stage` at `index`, shifting later stage indices in attachments.
   void InsertStage(int index, Stage stage);
-  void RebuildDag();
+  // The DAG of the current stages; an error (the step's) if they do not
+  // form a valid program.
+  absl::Status RebuildDag();
   absl::Status CheckStage(int stage) const;
   absl::Status CheckIter(int stage, int iter) const;
 

@@ -203,6 +203,12 @@ TEST(State, InvalidStepsSayWhatIsWrong) {
       {CacheReadStep(0, "shared", {1}), "does not read"},
       {CacheReadStep(2, "shared", {1}), "is not a later stage"},
       {RfactorStep(2, 0, 0), "must be a reduction iterator"},
+      // Found by tests/fuzz/schedule_sentence_fuzz.cc ("RF 2 2 1"): once
+      // aborted the process.
+      {RfactorStep(2, 2, 1), "needs a reduction loop besides the factored one"},
+      // Also found by the fuzzer: a product of lengths that overflowed to 0
+      // and was divided by (SIGFPE).
+      {SplitStep(2, 0, 8, std::vector<std::optional<int64_t>>(40, 4)), "multiply to more than 2^31"},
   };
   for (const auto& [step, expected] : cases) {
     absl::Status st = s.Apply(step);
