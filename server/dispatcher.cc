@@ -144,6 +144,16 @@ bool Dispatcher::HasOtherTrustedWorkerLocked(const std::string& device_key,
   return false;
 }
 
+void Dispatcher::Quarantine(const std::string& name, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  quarantined_names_[name] = reason;
+  for (auto& [id, worker] : workers_) {
+    if (worker->info.name() != name) continue;
+    worker->info.set_quarantined(true);
+    worker->info.set_quarantine_reason(reason);
+  }
+}
+
 std::optional<std::string> Dispatcher::WorkerName(const std::string& worker_id) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = workers_.find(worker_id);
@@ -385,6 +395,7 @@ void Dispatcher::StrikeLocked(Worker& worker, const std::string& why) {
   worker.info.set_quarantine_reason(reason);
   quarantined_names_[worker.info.name()] = reason;
   ++counters_.quarantined;
+  if (options_.on_quarantine) options_.on_quarantine(worker.info.name(), reason);
   // Nothing it holds is trusted: its leases go back, at no attempt's cost.
   for (const std::string& lease_id : std::set<std::string>(worker.leases)) {
     ExpireLeaseLocked(lease_id, absl::StrCat("worker ", worker.info.name(), " quarantined"), false);

@@ -31,7 +31,8 @@
 //   losing an attempt, and the worker gets a strike. After
 //   quarantine_after strikes the worker is quarantined: it gets no more
 //   leases, its open leases go back, and a re-registration under the same
-//   name stays quarantined; `pruner workers` shows it with the reason.
+//   name stays quarantined (across server restarts: the server stores the
+//   name); `pruner workers` shows it with the reason.
 #ifndef PRUNER_SERVER_DISPATCHER_H_
 #define PRUNER_SERVER_DISPATCHER_H_
 
@@ -69,6 +70,9 @@ struct DispatcherOptions {
   int64_t max_queued_candidates = 1 << 20;
   // Implausible reports before a worker is quarantined.
   int quarantine_after = 3;
+  // Called (under the dispatcher's lock; keep it short) when a worker name
+  // is quarantined: the server stores it so that a restart keeps it out.
+  std::function<void(const std::string& name, const std::string& reason)> on_quarantine;
 };
 
 // What every candidate of one batch shares.
@@ -152,6 +156,9 @@ class Dispatcher {
   // future registrations) and clears their strikes. False when no worker of
   // that name is quarantined.
   bool ReleaseWorker(const std::string& name);
+  // Quarantines a worker name from the start (the server, from its
+  // database): its registrations get no leases.
+  void Quarantine(const std::string& name, const std::string& reason);
   // Device keys of the live workers.
   std::vector<std::string> LiveDeviceKeys() const;
 

@@ -8,6 +8,7 @@
 #include "common/store/records_store.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
+#include "proto/daemon_log.h"
 #include "server/services.h"
 
 namespace pruner {
@@ -44,7 +45,19 @@ absl::StatusOr<std::unique_ptr<PrunerServer>> PrunerServer::Start(const ServerOp
   auto store = RecordsStore::Open(options.db);
   if (!store.ok()) return store.status();
   impl->store = *std::move(store);
-  impl->dispatcher = std::make_unique<Dispatcher>(options.dispatcher);
+  // Quarantined names are kept in the database: a restart keeps them out.
+  DispatcherOptions dispatcher_options = options.dispatcher;
+  RecordsStore* store_ptr = impl->store.get();
+  dispatcher_options.on_quarantine = [store_ptr](const std::string& name,
+                                                 const std::string& reason) {
+    if (absl::Status st = store_ptr->PutQuarantine(name, reason); !st.ok()) {
+      LogError(absl::StrCat("cannot store the quarantine of worker '", name,
+                            "': ", st.message()));
+    }
+  };
+  impl->dispatcher = std::make_unique<Dispatcher>(dispatcher_options);
+  PRUNER_ASSIGN_OR_RETURN(auto quarantined, impl->store->ListQuarantined());
+  for (const auto& [name, reason] : quarantined) impl->dispatcher->Quarantine(name, reason);
   impl->jobs = std::make_unique<JobManager>(impl->store.get(), impl->dispatcher.get(), options.jobs);
   impl->tuning_service = std::make_unique<TuningServiceImpl>(
       impl->jobs.get(), impl->dispatcher.get(), impl->store.get(), impl->access.get());

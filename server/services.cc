@@ -272,6 +272,9 @@ grpc::Status AdminServiceImpl::ReleaseWorker(grpc::ServerContext* context,
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "release: empty worker name");
   }
   reply->set_released(dispatcher_->ReleaseWorker(request->worker_name()));
+  if (absl::Status st = store_->DeleteQuarantine(request->worker_name()); !st.ok()) {
+    return ToGrpc(st);
+  }
   if (reply->released()) {
     LogWarning(absl::StrCat("worker '", request->worker_name(), "' released from quarantine"));
   }

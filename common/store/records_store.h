@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -193,6 +194,14 @@ class RecordsStore {
   absl::Status SetJobStatus(int64_t job_id, JobStatus status);
   absl::Status AddCurvePoint(int64_t job_id, const CurvePoint& point);
   absl::StatusOr<std::vector<CurvePoint>> GetCurve(int64_t job_id) const;  // in insertion order
+
+  // Workers quarantined for reporting impossible results, by name (a
+  // re-registration under the name stays out, across server restarts).
+  // Putting a name again replaces its reason.
+  absl::Status PutQuarantine(const std::string& worker_name, const std::string& reason);
+  absl::Status DeleteQuarantine(const std::string& worker_name);  // absent: OK
+  // name -> reason.
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ListQuarantined() const;
 
   // Cost-model checkpoints: opaque blobs by (model name, device key), newest wins.
   absl::Status PutCheckpoint(const std::string& model_name, const std::string& device_key,

@@ -1,4 +1,6 @@
-// RecordsStore: cost-model checkpoints, kept as BLOBs so that any bytes
+// RecordsStore: cost-model checkpoints, and quarantined workers.
+//
+// Checkpoints are kept as BLOBs so that any bytes
 // (NUL included) come back unchanged. Every put adds a row, so older
 // checkpoints stay available for inspection; "latest" is the highest id,
 // which, unlike a timestamp, cannot be confused by clock skew between hosts.
@@ -55,6 +57,36 @@ absl::StatusOr<std::string> RecordsStore::LatestCheckpoint(const std::string& mo
                                             impl_->path, "'"));
   }
   return get.Blob(0);
+}
+
+absl::Status RecordsStore::PutQuarantine(const std::string& worker_name,
+                                         const std::string& reason) {
+  if (worker_name.empty()) return absl::InvalidArgumentError("quarantine: empty worker name");
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  PRUNER_ASSIGN_OR_RETURN(Statement put, impl_->db->Prepare(
+      "INSERT INTO quarantined_workers(name, reason, since_unix_ms) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT(name) DO UPDATE SET reason = excluded.reason"));
+  return put.BindText(1, worker_name).BindText(2, reason).BindInt(3, NowUnixMs()).Run();
+}
+
+absl::Status RecordsStore::DeleteQuarantine(const std::string& worker_name) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  PRUNER_ASSIGN_OR_RETURN(Statement remove, impl_->db->Prepare(
+      "DELETE FROM quarantined_workers WHERE name = ?1"));
+  return remove.BindText(1, worker_name).Run();
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RecordsStore::ListQuarantined()
+    const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  PRUNER_ASSIGN_OR_RETURN(Statement list, impl_->db->Prepare(
+      "SELECT name, reason FROM quarantined_workers ORDER BY name"));
+  std::vector<std::pair<std::string, std::string>> out;
+  while (true) {
+    PRUNER_ASSIGN_OR_RETURN(bool row, list.Step());
+    if (!row) return out;
+    out.emplace_back(list.Text(0), list.Text(1));
+  }
 }
 
 }  // namespace pruner

@@ -137,7 +137,8 @@ absl::Status TooNew(const SqliteDb& db, int version, int latest) {
 // Version 2: verified bests. A record becomes a best only once a second
 // measurement of its schedule (by another worker when the farm has one)
 // agrees. The second measurement is a record of its own (no job: it is not
-// a trial), linked here to the record it checks, with the verdict.
+// a trial), linked here to the record it checks, with the verdict. And the
+// workers the server quarantined, by name, so a restart keeps them out.
 const char* const kSchemaV2 = R"sql(
 CREATE TABLE verifications (
   record_id       INTEGER PRIMARY KEY REFERENCES records(id),
@@ -146,13 +147,19 @@ CREATE TABLE verifications (
   tolerance       REAL NOT NULL,
   created_unix_ms INTEGER NOT NULL
 );
+CREATE TABLE quarantined_workers (
+  name           TEXT PRIMARY KEY,
+  reason         TEXT NOT NULL,
+  since_unix_ms  INTEGER NOT NULL
+);
 )sql";
 
 const std::vector<Migration>& SchemaMigrations() {
   static const std::vector<Migration>* migrations = new std::vector<Migration>{
       {1, "initial schema: workloads, devices, records, jobs, tasks, curves, checkpoints",
        kSchemaV1},
-      {2, "verified bests: a second measurement per best record, with its verdict", kSchemaV2},
+      {2, "verified bests (a second measurement per best record, with its verdict); "
+          "quarantined workers", kSchemaV2},
   };
   return *migrations;
 }

@@ -285,6 +285,33 @@ TEST_F(FarmTest, RogueWorkerCannotPoisonTheRecords) {
     if (w.name() == "rogue") quarantined = w.quarantined() && w.implausible_reports() == 3;
   }
   EXPECT_TRUE(quarantined);
+
+  // The server keeps the name: after a restart, the rogue registering again
+  // is still out.
+  const v1::Device rogue_device = Workers().front().device();
+  const int port = farm_->port();
+  farm_->KillServer(SIGKILL);
+  std::string error;
+  ASSERT_TRUE(farm_->StartServer(port, &error)) << error;
+  v1::RegisterRequest again;
+  again.set_name("rogue");
+  again.set_slots(1);
+  *again.mutable_device() = rogue_device;
+  v1::RegisterReply registered;
+  grpc::Status status;
+  ASSERT_TRUE(Farm::WaitFor(
+      [&] {
+        auto register_context = farm_->Context(seconds(5));
+        status = farm_->WorkerStub()->Register(register_context.get(), again, &registered);
+        return status.ok();
+      },
+      seconds(20)))
+      << status.error_message();
+  quarantined = false;
+  for (const v1::WorkerInfo& w : Workers()) {
+    if (w.worker_id() == registered.worker_id()) quarantined = w.quarantined();
+  }
+  EXPECT_TRUE(quarantined) << "a restart must not let a quarantined worker back in";
 }
 
 // A subtler liar: times that pass every plausibility check (exactly the

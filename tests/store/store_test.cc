@@ -428,6 +428,23 @@ TEST_F(StoreRecordsTest, JobsWithTasksStatusesCurvesAndRecords) {
   EXPECT_TRUE(none.empty());
 }
 
+TEST_F(StoreRecordsTest, QuarantinedWorkersByName) {
+  ASSIGN_OR_FAIL(auto none, store_->ListQuarantined());
+  EXPECT_TRUE(none.empty());
+  ASSERT_STATUS_OK(store_->PutQuarantine("rogue", "3 implausible results"));
+  ASSERT_STATUS_OK(store_->PutQuarantine("liar", "first"));
+  ASSERT_STATUS_OK(store_->PutQuarantine("liar", "again"));  // replaces the reason
+  ASSIGN_OR_FAIL(auto listed, store_->ListQuarantined());
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0], (std::pair<std::string, std::string>{"liar", "again"}));
+  EXPECT_EQ(listed[1].first, "rogue");
+  ASSERT_STATUS_OK(store_->DeleteQuarantine("rogue"));
+  ASSERT_STATUS_OK(store_->DeleteQuarantine("nobody"));
+  ASSIGN_OR_FAIL(listed, store_->ListQuarantined());
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(store_->PutQuarantine("", "x").code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(StoreRecordsTest, CheckpointsKeepEveryByteAndTheNewestWins) {
   std::string blob;
   for (int i = 0; i < 3 * 256; ++i) blob.push_back(static_cast<char>(i % 256));  // NULs included
