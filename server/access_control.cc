@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/base/absl_compat.h"
+#include "common/base/status_macros.h"
 #include "openssl/crypto.h"
 #include "openssl/evp.h"
 #include "proto/daemon_log.h"
@@ -81,6 +82,21 @@ grpc::Status Denied(const Principal& who, std::string_view call, Role needed) {
       absl::StrCat(ToAbsl(call), needed == Role::kAdmin ? " needs an " : " needs a ",
                    RoleName(needed), " credential; this one is ",
                    RoleName(who.role), " '", who.name, "'"));
+}
+
+// The file's credentials: NotFound when it cannot be read, InvalidArgument
+// when it does not parse or lists nobody.
+absl::StatusOr<std::vector<Credential>> LoadCredentials(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read credentials file '", path, "'"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  PRUNER_ASSIGN_OR_RETURN(std::vector<Credential> credentials, ParseCredentials(text.str(), path));
+  if (credentials.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("credentials file '", path, "' lists no credential"));
+  }
+  return credentials;
 }
 
 }  // namespace
@@ -169,51 +185,31 @@ std::unique_ptr<AccessControl> AccessControl::SharedToken(std::string token) {
 }
 
 absl::StatusOr<std::unique_ptr<AccessControl>> AccessControl::FromFile(std::string path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read credentials file '", path, "'"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto credentials = ParseCredentials(text.str(), path);
-  if (!credentials.ok()) return credentials.status();
-  if (credentials->empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("credentials file '", path, "' lists no credential"));
-  }
+  // The stamp before the read: an edit in between is read again next call.
+  const FileStamp stamp = StampOf(path);
+  PRUNER_ASSIGN_OR_RETURN(std::vector<Credential> credentials, LoadCredentials(path));
   std::unique_ptr<AccessControl> access(new AccessControl(Mode::kFile, "", std::move(path)));
-  // The stamp first: a change between it and the read is caught next call.
   std::lock_guard<std::mutex> lock(access->mu_);
-  struct stat st {};
-  if (::stat(access->path_.c_str(), &st) == 0) {
-    access->stamp_ = {static_cast<int64_t>(st.st_size),
-                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-                      static_cast<int64_t>(st.st_ino)};
-  }
-  access->credentials_ = *std::move(credentials);
+  access->stamp_ = stamp;
+  access->credentials_ = std::move(credentials);
   return access;
 }
 
-void AccessControl::ReloadIfChanged() {
+AccessControl::FileStamp AccessControl::StampOf(const std::string& path) {
   struct stat st {};
-  FileStamp now;
-  if (::stat(path_.c_str(), &st) == 0) {
-    now = {static_cast<int64_t>(st.st_size),
-           static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-           static_cast<int64_t>(st.st_ino)};
-  }
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {static_cast<int64_t>(st.st_size),
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+          static_cast<int64_t>(st.st_ino)};
+}
+
+void AccessControl::ReloadIfChanged() {
+  const FileStamp now = StampOf(path_);
   if (now == stamp_) return;
   stamp_ = now;
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) {
-    LogError(absl::StrCat("credentials file '", path_,
-                          "' cannot be read; the previous credentials stay in force"));
-    return;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto credentials = ParseCredentials(text.str(), path_);
-  if (!credentials.ok() || credentials->empty()) {
-    LogError(absl::StrCat(credentials.ok() ? "credentials file lists no credential"
-                                           : std::string(credentials.status().message()),
+  absl::StatusOr<std::vector<Credential>> credentials = LoadCredentials(path_);
+  if (!credentials.ok()) {
+    LogError(absl::StrCat(credentials.status().message(),
                           "; the previous credentials stay in force"));
     return;
   }

@@ -84,6 +84,11 @@ class AccessControl {
  private:
   enum class Mode { kOpen, kSharedToken, kFile };
   AccessControl(Mode mode, std::string shared_token, std::string path);
+  struct FileStamp {
+    int64_t size = -1, mtime_ns = -1, inode = -1;
+    bool operator==(const FileStamp&) const = default;
+  };
+  static FileStamp StampOf(const std::string& path);  // all -1 when absent
   // Re-reads the file when its size, mtime or inode changed.
   void ReloadIfChanged();
 
@@ -92,10 +97,7 @@ class AccessControl {
   const std::string path_;
   std::mutex mu_;
   std::vector<Credential> credentials_;  // guarded by mu_
-  struct FileStamp {
-    int64_t size = -1, mtime_ns = -1, inode = -1;
-    bool operator==(const FileStamp&) const = default;
-  } stamp_;  // guarded by mu_
+  FileStamp stamp_;  // guarded by mu_
 };
 
 }  // namespace pruner

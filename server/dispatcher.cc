@@ -427,6 +427,10 @@ void Dispatcher::CompleteLocked(const std::string& measurement_id, v1::MeasureRe
 void Dispatcher::WakeLocked(const std::string& device_key, int64_t candidates) {
   auto it = device_cv_.find(device_key);
   if (it == device_cv_.end()) return;  // nobody has ever waited for this device
+  if (candidates == kWakeEveryWorker) {
+    it->second.notify_all();
+    return;
+  }
   for (int64_t i = 0; i < std::min<int64_t>(candidates, 4096); ++i) it->second.notify_one();
 }
 
@@ -452,7 +456,8 @@ void Dispatcher::RequeueLocked(const std::string& measurement_id, const std::str
   queues_[c.batch->spec.job_id].push_front(measurement_id);
   ++queued_total_;
   ++counters_.requeued;
-  WakeLocked(c.batch->spec.target.key(), c.batch->spec.avoid_worker.empty() ? 1 : 4096);
+  WakeLocked(c.batch->spec.target.key(),
+             c.batch->spec.avoid_worker.empty() ? 1 : kWakeEveryWorker);
 }
 
 void Dispatcher::ExpireLeaseLocked(const std::string& lease_id, const std::string& why,
@@ -547,8 +552,9 @@ absl::StatusOr<std::shared_ptr<BatchHandle>> Dispatcher::Submit(
   counters_.submitted += static_cast<int64_t>(sentences.size());
   // A woken worker that must avoid the batch goes back to sleep: wake them
   // all so that another one takes it.
-  WakeLocked(spec.target.key(),
-             spec.avoid_worker.empty() ? static_cast<int64_t>(sentences.size()) : 4096);
+  WakeLocked(spec.target.key(), spec.avoid_worker.empty()
+                                    ? static_cast<int64_t>(sentences.size())
+                                    : kWakeEveryWorker);
   return batch;
 }
 

@@ -216,6 +216,9 @@ class Dispatcher {
   void CompleteLocked(const std::string& measurement_id, v1::MeasureResult result);
   void ReaperLoop();
   void RememberCompletedLocked(const std::string& id);
+  // Wakes up to `candidates` workers polling for `device_key`; every one
+  // for kWakeEveryWorker.
+  static constexpr int64_t kWakeEveryWorker = -1;
   void WakeLocked(const std::string& device_key, int64_t candidates);
 
   const DispatcherOptions options_;
