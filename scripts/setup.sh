@@ -14,6 +14,11 @@ PACKAGES=(
   libxgboost-dev
   llvm-15-dev
   libonnx-dev python3-torch python3-torchvision python3-numpy
+  # The Arm worker (scripts/build-arm-worker.sh): a cross compiler, the
+  # worker's libraries for arm64 (multiarch) and qemu to run it here.
+  g++-aarch64-linux-gnu qemu-user-static
+  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64 libssl-dev:arm64
+  libspdlog-dev:arm64 libfmt-dev:arm64 zlib1g-dev:arm64
 )
 
 missing=()
@@ -32,6 +37,9 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $SUDO dpkg --add-architecture arm64
+fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 echo "setup: done"

@@ -36,6 +36,7 @@ absl::StatusOr<CheckedLease> CheckLease(const v1::Lease& lease,
   PRUNER_ASSIGN_OR_RETURN(auto options, MeasureOptionsFromWire(lease.options(), MeasureOptions{}));
   options.work_dir = context.work_dir;
   options.max_parallel_builds = std::max(1, context.build_jobs);
+  options.build = context.cpu_build;
   return CheckedLease{std::make_shared<const ComputeDag>(std::move(dag)), std::move(device),
                       std::move(options)};
 }

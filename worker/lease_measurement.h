@@ -39,6 +39,9 @@ struct LeaseMeasurementContext {
   // Compilers run at once (MeasureOptions::max_parallel_builds): a property
   // of this host, not of the job, so the lease does not carry it.
   int build_jobs = MeasureOptions{}.max_parallel_builds;
+  // How this host builds CPU kernels (backend, compiler, -march): also a
+  // property of the host (an Arm board builds with its own compiler).
+  CpuBuildOptions cpu_build;
 };
 
 struct LeaseMeasurement {

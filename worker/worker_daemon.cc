@@ -276,6 +276,7 @@ void WorkerDaemon::MeasureAndReport(int slot, const v1::Lease& lease, uint64_t g
   context.worker_name = name_;
   context.device_key = device_.profile.name;
   context.build_jobs = options_.build_jobs;
+  context.cpu_build = options_.cpu_build;
   if (!options_.work_dir.empty()) {
     context.work_dir = absl::StrCat(options_.work_dir, "/slot-", slot);
   }

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/absl_compat.h"
 #include "common/base/status_macros.h"
@@ -9,6 +10,22 @@
 #include "worker/gpu_query.h"
 
 namespace pruner {
+namespace {
+
+// The model each GPU profile stands for, as it appears in the driver's
+// device name. Properties alone cannot tell an H200 from an H100 (same
+// chip, SMs and clocks; only the memory differs), and their records must
+// not share a key.
+std::string_view ModelInDriverName(std::string_view profile) {
+  if (profile == "a100-40gb") return "A100";
+  if (profile == "h100-sxm") return "H100";
+  if (profile == "h200-sxm") return "H200";
+  if (profile == "jetson-orin") return "ORIN";
+  if (profile == "titan-v") return "TITAN V";
+  return "";
+}
+
+}  // namespace
 
 absl::StatusOr<WorkerDevice> GpuDeviceFromProperties(const CudaDeviceProperties& p,
                                                      const DeviceProfile& builtin) {
@@ -33,6 +50,13 @@ absl::StatusOr<WorkerDevice> GpuDeviceFromProperties(const CudaDeviceProperties&
     return absl::FailedPreconditionError(
         absl::StrCat("the GPU here (", p.name, ") cannot stand for profile '", builtin.name,
                      "': ", compatible.message()));
+  }
+  const std::string_view model = ModelInDriverName(builtin.name);
+  if (!model.empty() && absl::AsciiStrToUpper(p.name).find(model) == std::string::npos) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the GPU here (", p.name, ") cannot stand for profile '", builtin.name,
+                     "': that profile is for GPUs named *", ToAbsl(model),
+                     "*; pick this GPU's profile (pruner devices lists them)"));
   }
   return WorkerDevice{FillUnknownFields(reported, builtin), p.total_memory_bytes};
 }

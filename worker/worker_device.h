@@ -2,7 +2,7 @@
 // - "cpu" (or any CPU alias): this machine's CPU as detected from /proc and
 //   /sys, keyed by what it is ("cpu-amd-epyc-9b45-2t-avx512f") so that
 //   records of different CPUs never mix.
-// - a GPU profile name ("a100", "h100", "orin", "titan-v"): the built-in
+// - a GPU profile name ("a100", "h100", "h200", "orin", "titan-v"): the built-in
 //   profile, checked against and completed by what the CUDA driver reports
 //   for device 0 (asked from a sandbox child: see gpu_query.h). Without a
 //   driver or a GPU the worker refuses to start: a GPU worker that cannot

@@ -130,7 +130,7 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   app.add_option("--device", device_name,
-                 "'cpu' (this machine's CPU) or a GPU profile (a100, h100, orin, titan-v)")
+                 "'cpu' (this machine's CPU) or a GPU profile (a100, h100, h200, orin, titan-v)")
       ->envname("PRUNER_DEVICE")
       ->capture_default_str();
   app.add_option("--max-candidates", options.max_candidates, "candidates per lease")
@@ -146,6 +146,20 @@ int Main(int argc, char** argv) {
   app.add_option("--work-dir", options.work_dir,
                  "where kernels are built (default: a fresh directory under $TMPDIR per batch)")
       ->envname("PRUNER_WORK_DIR");
+  std::string cpu_backend = CpuBackendName(options.cpu_build.backend);
+  app.add_option("--cpu-backend", cpu_backend,
+                 "CPU kernels: 'llvm' (in process) or 'gcc' (generated C++ built by --cxx)")
+      ->envname("PRUNER_CPU_BACKEND")
+      ->capture_default_str();
+  app.add_option("--cxx", options.cpu_build.compiler,
+                 "compiler of the gcc backend (a cross compiler under an emulator, e.g. "
+                 "aarch64-linux-gnu-g++)")
+      ->envname("PRUNER_CXX")
+      ->capture_default_str();
+  app.add_option("--march", options.cpu_build.march,
+                 "-march of CPU kernels ('native': this host's CPU; '' passes none)")
+      ->envname("PRUNER_MARCH")
+      ->capture_default_str();
   app.add_flag("--show-device", show_device,
                "print the device this worker would register, as JSON, and exit");
   std::string log_level = "info";
@@ -156,6 +170,13 @@ int Main(int argc, char** argv) {
     return kExitConfiguration;
   }
 
+  if (auto backend = ParseCpuBackend(cpu_backend); backend.has_value()) {
+    options.cpu_build.backend = *backend;
+  } else {
+    std::fprintf(stderr, "pruner-worker: --cpu-backend '%s': expected 'llvm' or 'gcc'\n",
+                 cpu_backend.c_str());
+    return kExitConfiguration;
+  }
   auto device = ResolveWorkerDevice(device_name);
   if (!device.ok()) {
     std::fprintf(stderr, "pruner-worker: %s\n", std::string(device.status().message()).c_str());

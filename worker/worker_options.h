@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "common/codegen/cpu_compiler.h"
 #include "proto/rpc_credentials.h"
 #include "worker/backoff.h"
 
@@ -29,6 +30,9 @@ struct WorkerOptions {
   int max_candidates = 8;  // per lease
   int wait_ms = 5000;      // long poll of LeaseBatch
   int build_jobs = 2;      // compilers per slot at once
+  // CPU kernels: backend, and for g++ builds the compiler and -march
+  // (--cpu-backend, --cxx, --march).
+  CpuBuildOptions cpu_build;
   // Where kernels are built; slot i uses <work_dir>/slot-<i>. "" gives each
   // batch a fresh directory under $TMPDIR, removed after the batch.
   std::string work_dir;

@@ -11,6 +11,8 @@ carry=${1:-.gpu-carry}
 n=${2:-100}
 out=${OUT:-/tmp/gpu-out}
 mkdir -p "$out"
+[[ -d $carry/lib ]] || python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+  "$carry/carry.tar.xz" "$carry" || exit 1
 export LD_LIBRARY_PATH=$PWD/$carry/lib
 b=$carry/build
 status=0
@@ -22,13 +24,14 @@ run() {
   ((rc == 0)) || status=1
 }
 nvidia-smi -L
+device=${DEVICE:-$(nvidia-smi -L | grep -q H200 && echo h200 || echo h100)}
 run "$b/tests/codegen/codegen_cuda_driver_test"
 run "$b/tests/measure/measure_cuda_compile_sandboxed_test"
 run "$b/tests/measure/measure_cuda_fault_kernels_test"
 run "$b/tests/measure/measure_local_measurer_test" --gtest_filter='*Gpu*'
 run "$b/tests/worker/worker_tests" --gtest_filter='*Gpu*:*Device*'
-run "$b/worker/pruner-worker" --device h100 --show-device
-run "$b/tests/measure/measure_cuda_check" --n "$n" --device h100
+run "$b/worker/pruner-worker" --device "$device" --show-device
+run "$b/tests/measure/measure_cuda_check" --n "$n" --device "$device"
 python3 - <<'PY' 2>&1 | tee -a "$out/checks.log"
 # Library figures for scale: fp32 without TF32 (our kernels use plain FMA).
 import torch

@@ -4,7 +4,9 @@
 # libraries): stripped binaries of a LibTorch-free build, laid out like a
 # build tree so that deploy/local-farm.sh --build finds them, plus every
 # shared library they load except the C runtime (the machine's newer glibc
-# and libstdc++ run them).
+# and libstdc++ run them). All of it travels as one carry.tar.xz (libLLVM
+# alone is 117 MB, over the device tool's 64 MiB); checks.sh, records.sh
+# and tuning.sh unpack it there.
 #
 #   bench/gpu/pack.sh [BUILD_DIR] [OUT_DIR]     (defaults build-gpu, .gpu-carry)
 #
@@ -33,4 +35,6 @@ done
 for b in "${binaries[@]}"; do ldd "$build/$b"; done | awk '$3 ~ /^\// {print $3}' | sort -u |
   grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
   while read -r lib; do cp -L "$lib" "$out/lib/"; done
+tar -C "$out" -cf - build lib | xz -T0 -6 >"$out/carry.tar.xz"
+rm -rf "$out/build" "$out/lib"
 du -sh "$out"

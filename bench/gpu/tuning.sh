@@ -19,6 +19,8 @@ per_round=${PER_ROUND:-32}
 dataset_trials=${DATASET_TRIALS:-640}
 seed=${SEED:-1}
 mkdir -p "$out"
+[[ -d $carry/lib ]] || python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+  "$carry/carry.tar.xz" "$carry" || exit 1
 export LD_LIBRARY_PATH=$PWD/$carry/lib
 b=$carry/build
 farm=$(mktemp -d)

@@ -132,6 +132,19 @@ Process Farm::StartWorker(const std::string& name, const std::vector<std::string
   return p;
 }
 
+Process Farm::StartWorkerCommand(const std::string& name, const std::vector<std::string>& command,
+                                 const std::vector<std::string>& extra) {
+  std::vector<std::string> args(command.begin() + 1, command.end());
+  for (const std::string& a : {std::string("--server"), address(), std::string("--name"), name,
+                               std::string("--token-file"), token_file()}) {
+    args.push_back(a);
+  }
+  for (const std::string& e : extra) args.push_back(e);
+  Process p = Spawn(command.front(), args, "worker-" + name);
+  workers_.push_back(p);
+  return p;
+}
+
 int Farm::Kill(Process& process, int signal) {
   if (process.pid <= 0) return -1;
   kill(process.pid, signal);

@@ -50,6 +50,11 @@ class Farm {
   // Starts a worker against the server; extra flags are appended.
   Process StartWorker(const std::string& name, const std::vector<std::string>& extra = {},
                       bool with_token = true);
+  // The same with another worker program, or one run through a launcher:
+  // `command` is the program and its first arguments (e.g. qemu-aarch64-static,
+  // -L, /usr/aarch64-linux-gnu, an Arm build of pruner-worker).
+  Process StartWorkerCommand(const std::string& name, const std::vector<std::string>& command,
+                             const std::vector<std::string>& extra = {});
   // Sends `signal` and reaps; returns the exit status as waitpid reports it.
   int Kill(Process& process, int signal);
   int KillServer(int signal) { return Kill(server_, signal); }

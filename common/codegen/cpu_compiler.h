@@ -39,8 +39,16 @@ const char* CpuBackendName(CpuBackend backend);
 // The inverse; std::nullopt for any other text.
 std::optional<CpuBackend> ParseCpuBackend(std::string_view name);
 
+// LLVM, except in builds without it (PRUNER_WORKER_ONLY: the cross-built
+// workers of edge boards), where every kernel goes through the compiler.
+#ifdef PRUNER_NO_LLVM
+inline constexpr CpuBackend kDefaultCpuBackend = CpuBackend::kGcc;
+#else
+inline constexpr CpuBackend kDefaultCpuBackend = CpuBackend::kLlvm;
+#endif
+
 struct CpuBuildOptions {
-  CpuBackend backend = CpuBackend::kLlvm;
+  CpuBackend backend = kDefaultCpuBackend;
   // The g++ backend's compiler and flags (the LLVM backend reads the
   // optimization level from `opt` and the CPU from `march`).
   std::string compiler = "g++";

@@ -2,7 +2,9 @@
 // ship this file (cpu_runtime_source.h) to link with the kernels' objects.
 #include "common/codegen/cpu_runtime.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,7 +29,13 @@ constexpr auto kSpinBeforeSleep = std::chrono::microseconds(500);
 thread_local bool t_in_parallel_loop = false;
 std::atomic<int> g_requested_threads{0};
 
+#if defined(__x86_64__) || defined(__i386__)
 inline void CpuRelax() { _mm_pause(); }
+#elif defined(__aarch64__)
+inline void CpuRelax() { __asm__ __volatile__("yield"); }
+#else
+inline void CpuRelax() {}
+#endif
 
 // One pool per process. Threads do not survive fork, so a pool remembers the
 // process that made it, and a forked child (the measurement sandbox) makes

@@ -37,6 +37,7 @@ const std::vector<BuiltinProfile>& BuiltinProfiles() {
        {"orin", "agx-orin", "jetson-agx-orin"}},
       {"titan-v", TitanVProfile, {"titanv"}},
       {"h100-sxm", H100SxmProfile, {"h100", "h100-sxm5"}},
+      {"h200-sxm", H200SxmProfile, {"h200"}},
       {"cpu-local", CachedLocalCpu, {"cpu", "local"}},
   };
   return *profiles;
@@ -172,6 +173,10 @@ DeviceProfile WithStableCpuKey(DeviceProfile device) {
   device.name = absl::StrCat("cpu-", slug.empty() ? "unknown" : slug, "-", device.num_cores, "t-",
                              device.vector_isa);
   return device;
+}
+
+bool IsEmulatedDevice(std::string_view device_key) {
+  return device_key.rfind("cpu-emulated-", 0) == 0;
 }
 
 }  // namespace pruner

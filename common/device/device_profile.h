@@ -132,6 +132,11 @@ DeviceProfile DetectLocalCpu();
 // returned unchanged.
 DeviceProfile WithStableCpuKey(DeviceProfile device);
 
+// True for the stable key of a CPU detected under a user-mode emulator
+// ("cpu-emulated-aarch64-on-..."; see DetectCpuFrom): its times are the
+// emulator's and say nothing of a real device.
+bool IsEmulatedDevice(std::string_view device_key);
+
 // Checks a profile a worker reported against the built-in one for the same
 // device. An error (FailedPrecondition, listing every mismatch) on: different
 // kind; GPUs: different warp size or compute-capability major, SM counts

@@ -156,4 +156,17 @@ DeviceProfile H100SxmProfile() {
   return p;
 }
 
+DeviceProfile H200SxmProfile() {
+  // The H100's chip (GH100, 132 SMs enabled, same clocks and per-SM
+  // limits) with HBM3e: only memory size and bandwidth differ, so records
+  // must still not mix with the H100's (memory-bound kernels run faster).
+  DeviceProfile p = H100SxmProfile();
+  p.name = "h200-sxm";
+  p.description = "NVIDIA H200 SXM 141GB HBM3e";
+  // [DS] H200 SXM: 67 TFLOP/s fp32 (132 x 128 x 2 x 1.98 GHz), 4.8 TB/s.
+  p.mem_bandwidth_gbps = 4800;
+  p.notes = "peak/bandwidth: NVIDIA H200 SXM datasheet (not in Pruner's table).";
+  return p;
+}
+
 }  // namespace pruner

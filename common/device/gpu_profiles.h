@@ -11,6 +11,7 @@ DeviceProfile A100Sxm40GbProfile();  // "a100-40gb"
 DeviceProfile JetsonAgxOrinProfile();  // "jetson-orin"
 DeviceProfile TitanVProfile();         // "titan-v"
 DeviceProfile H100SxmProfile();        // "h100-sxm"
+DeviceProfile H200SxmProfile();        // "h200-sxm"
 
 }  // namespace pruner
 

@@ -199,6 +199,18 @@ std::optional<double> ReadClockMhz(const std::string& cpu_dir,
   return std::nullopt;
 }
 
+// The architecture /proc/cpuinfo describes: x86 kernels list "vendor_id"
+// and SSE flags, Arm kernels "CPU implementer" and Advanced SIMD features;
+// "" when it says neither.
+std::string CpuinfoArchitecture(const std::vector<CpuinfoBlock>& cpuinfo,
+                                const std::set<std::string>& flags) {
+  if (!FirstValue(cpuinfo, "vendor_id").empty() || flags.count("sse2") > 0) return "x86-64";
+  if (!FirstValue(cpuinfo, "CPU implementer").empty() || flags.count("asimd") > 0) {
+    return "aarch64";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::optional<int64_t> ParseCacheSize(std::string_view text_in) {
@@ -215,6 +227,16 @@ std::optional<int64_t> ParseCacheSize(std::string_view text_in) {
   int64_t value = 0;
   if (!absl::SimpleAtoi(text, &value) || value < 0) return std::nullopt;
   return value * multiplier;
+}
+
+std::string CompiledArchitecture() {
+#if defined(__x86_64__)
+  return "x86-64";
+#elif defined(__aarch64__)
+  return "aarch64";
+#else
+  return "";
+#endif
 }
 
 SimdCapability SimdFromFlags(const std::set<std::string>& flags) {
@@ -282,7 +304,21 @@ DeviceProfile DetectCpuFrom(const CpuSources& sources) {
       flags.emplace(flag);
     }
   }
+  const std::string host_architecture = CpuinfoArchitecture(cpuinfo, flags);
+  const bool emulated = !sources.binary_architecture.empty() && !host_architecture.empty() &&
+                        host_architecture != sources.binary_architecture;
   SimdCapability simd = SimdFromFlags(flags);
+  if (emulated) {
+    // The host's flags say nothing of what the emulator offers this binary:
+    // take its architecture's baseline.
+    simd = sources.binary_architecture == "aarch64" ? SimdCapability{"neon", 16, 2}
+                                                    : SimdCapability{"sse2", 16, 1};
+    p.description = absl::StrCat("emulated ", sources.binary_architecture, " on ", p.description);
+    notes.push_back(absl::StrCat("emulated: this ", sources.binary_architecture,
+                                 " binary runs under a user-mode emulator on an ",
+                                 host_architecture, " host; its times are the emulator's, "
+                                 "not those of any ", sources.binary_architecture, " device"));
+  }
   if (flags.empty()) notes.push_back("no CPU flags: assumed " + simd.isa);
   p.vector_isa = simd.isa;
   p.vector_unit_bytes = simd.vector_bytes;

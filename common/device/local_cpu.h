@@ -23,13 +23,24 @@ struct CpuSources {
   // Logical CPU ids this process may run on; empty means unknown, and then
   // std::thread::hardware_concurrency() decides the count.
   std::vector<int> allowed_cpus;
+  // The architecture this binary runs as ("x86-64", "aarch64"); "" skips
+  // the emulation check. When /proc/cpuinfo describes another one, a
+  // user-mode emulator (qemu-user) runs the binary: see DetectCpuFrom.
+  std::string binary_architecture;
 };
+
+// "x86-64" or "aarch64" as this binary was compiled, "" otherwise.
+std::string CompiledArchitecture();
 
 // The real paths and the ids from sched_getaffinity (empty if that fails).
 CpuSources LocalCpuSources();
 
 // Builds a "cpu-local" profile from `sources`. Never fails; each fallback is
-// recorded in `notes`.
+// recorded in `notes`. Under emulation (cpuinfo of another architecture than
+// sources.binary_architecture) the profile is the binary's architecture at
+// its baseline ISA, described as "emulated <arch> on <host>", so that its
+// stable key starts with "cpu-emulated-" (IsEmulatedDevice): times measured
+// there are the emulator's, never a device's, and never mix with them.
 DeviceProfile DetectCpuFrom(const CpuSources& sources);
 
 // What the SIMD flags imply for the peak estimate.

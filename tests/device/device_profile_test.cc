@@ -9,7 +9,7 @@ namespace pruner {
 namespace {
 
 const char* const kGpuNames[] = {"a100-40gb", "jetson-orin", "titan-v",
-                                 "h100-sxm"};
+                                 "h100-sxm", "h200-sxm"};
 
 DeviceProfile MustGet(std::string_view name) {
   absl::StatusOr<DeviceProfile> profile = GetDeviceProfile(name);
@@ -17,10 +17,10 @@ DeviceProfile MustGet(std::string_view name) {
   return profile.ok() ? *profile : DeviceProfile{};
 }
 
-TEST(DeviceProfileTest, KnownNamesAreTheFiveBuiltins) {
+TEST(DeviceProfileTest, KnownNamesAreTheSixBuiltins) {
   EXPECT_EQ(KnownDeviceProfiles(),
             (std::vector<std::string>{"a100-40gb", "jetson-orin", "titan-v",
-                                      "h100-sxm", "cpu-local"}));
+                                      "h100-sxm", "h200-sxm", "cpu-local"}));
   for (const std::string& name : KnownDeviceProfiles()) {
     EXPECT_EQ(MustGet(name).name, name);
   }
@@ -86,7 +86,7 @@ TEST(DeviceProfileTest, PrunerTableNumbers) {
 TEST(DeviceProfileTest, PeakMatchesLanesTimesClock) {
   struct Row { const char* name; int lanes_per_sm; double factor; };
   for (const Row& row : {Row{"a100-40gb", 64, 1.0}, Row{"titan-v", 64, 1.0},
-                         Row{"h100-sxm", 128, 1.0},
+                         Row{"h100-sxm", 128, 1.0}, Row{"h200-sxm", 128, 1.0},
                          Row{"jetson-orin", 128, 0.5}}) {
     SCOPED_TRACE(row.name);
     DeviceProfile p = MustGet(row.name);
@@ -122,6 +122,7 @@ TEST(DeviceProfileTest, AliasesResolve) {
       {"Jetson_Orin", "jetson-orin"}, {"titanv", "titan-v"},
       {" TitanV ", "titan-v"},    {"titan-v", "titan-v"},
       {"h100", "h100-sxm"},       {"H100-SXM", "h100-sxm"},
+      {"h200", "h200-sxm"},       {"H200_SXM", "h200-sxm"},
       {"cpu", "cpu-local"},       {"local", "cpu-local"},
       {"cpu-local", "cpu-local"},
   };

@@ -194,6 +194,41 @@ TEST_F(FakeCpuTree, X86SmtSiblingsCountOncePhysically) {
   EXPECT_NE(p.notes.find("cpu MHz"), std::string::npos);
 }
 
+// qemu-aarch64 on an x86-64 host: /proc/cpuinfo is the host's. The worker
+// must register as an emulated AArch64 CPU at the NEON baseline, under a key
+// no real device has, never as the host's AVX-512 CPU.
+TEST_F(FakeCpuTree, AnAarch64BinaryReadingX86CpuinfoIsEmulated) {
+  Write("cpuinfo",
+        "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9B45\n"
+        "flags\t\t: fpu sse2 avx avx2 fma avx512f\n\n"
+        "processor\t: 1\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9B45\n"
+        "flags\t\t: fpu sse2 avx avx2 fma avx512f\n\n");
+  CpuSources sources = Sources({0, 1});
+  sources.binary_architecture = "aarch64";
+  DeviceProfile p = DetectCpuFrom(sources);
+  EXPECT_EQ(p.description, "emulated aarch64 on AMD EPYC 9B45");
+  EXPECT_EQ(p.vector_isa, "neon");
+  EXPECT_EQ(p.vector_unit_bytes, 16);
+  EXPECT_NE(p.notes.find("user-mode emulator"), std::string::npos) << p.notes;
+  const DeviceProfile keyed = WithStableCpuKey(p);
+  EXPECT_EQ(keyed.name, "cpu-emulated-aarch64-on-amd-epyc-9b45-2t-neon");
+  EXPECT_TRUE(IsEmulatedDevice(keyed.name));
+
+  // The same binary on a real Arm board, and an x86-64 binary on its host:
+  // not emulated.
+  Write("cpuinfo", "processor\t: 0\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\n\n"
+                   "processor\t: 1\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\n\n");
+  DeviceProfile arm = DetectCpuFrom(sources);
+  EXPECT_EQ(arm.notes.find("emulat"), std::string::npos) << arm.notes;
+  EXPECT_FALSE(IsEmulatedDevice(WithStableCpuKey(arm).name));
+  Write("cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Xeon\n"
+                   "flags\t\t: sse2 avx512f\n\n");
+  sources.binary_architecture = "x86-64";
+  DeviceProfile x86 = DetectCpuFrom(sources);
+  EXPECT_EQ(x86.vector_isa, "avx512f");
+  EXPECT_FALSE(IsEmulatedDevice(WithStableCpuKey(x86).name));
+}
+
 TEST_F(FakeCpuTree, NothingReadableFallsBackWithoutCrashing) {
   DeviceProfile p = DetectCpuFrom(Sources({}));  // no files, no affinity
   EXPECT_EQ(p.kind, DeviceKind::kCpu);

@@ -95,6 +95,30 @@ TEST(WorkerDeviceTest, GpuThatDoesNotMatchTheProfileIsRefused) {
       << device.status();
 }
 
+// An H200 has the H100's chip and every property the checks compare: only
+// the driver's name tells them apart, and their records must not mix.
+TEST(WorkerDeviceTest, H200IsNotAnH100) {
+  CudaDeviceProperties h200 = H100Properties();
+  h200.name = "NVIDIA H200";
+  h200.total_memory_bytes = 150754820096;
+  auto h100_profile = GetDeviceProfile("h100");
+  ASSERT_TRUE(h100_profile.ok());
+  auto refused = GpuDeviceFromProperties(h200, *h100_profile);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused.status()));
+  EXPECT_NE(refused.status().message().find("NVIDIA H200"), std::string::npos)
+      << refused.status();
+
+  auto h200_profile = GetDeviceProfile("h200");
+  ASSERT_TRUE(h200_profile.ok());
+  auto device = GpuDeviceFromProperties(h200, *h200_profile);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ(device->profile.name, "h200-sxm");
+  EXPECT_EQ(device->profile.mem_bandwidth_gbps, 4800);
+  EXPECT_EQ(device->memory_bytes, 150754820096);
+  EXPECT_FALSE(GpuDeviceFromProperties(H100Properties(), *h200_profile).ok());
+}
+
 TEST(WorkerDeviceTest, GpuQueryReplyCarriesEveryPropertyThroughThePipe) {
   const CudaDeviceProperties sent = H100Properties();
   auto got = DecodeGpuQueryReply(EncodeGpuQueryReply(sent));
