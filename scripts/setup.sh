@@ -18,7 +18,7 @@ PACKAGES=(
   # worker's libraries for arm64 (multiarch) and qemu to run it here.
   g++-aarch64-linux-gnu qemu-user-static
   libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64 libssl-dev:arm64
-  libspdlog-dev:arm64 libfmt-dev:arm64 zlib1g-dev:arm64
+  libspdlog-dev:arm64 libfmt-dev:arm64 zlib1g-dev:arm64 libgomp1:arm64
 )
 
 missing=()

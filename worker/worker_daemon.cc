@@ -301,6 +301,9 @@ void WorkerDaemon::MeasureAndReport(int slot, const v1::Lease& lease, uint64_t g
     return;
   }
 
+  // Counted before the results move into the report (a moved-from result
+  // reads as ok: this log once said "8 of 8 ok" of eight run errors).
+  const int ok = CountOk(measured.results);
   v1::ReportRequest report;
   report.set_lease_id(id);
   for (v1::CandidateResult& result : measured.results) *report.add_results() = std::move(result);
@@ -315,7 +318,7 @@ void WorkerDaemon::MeasureAndReport(int slot, const v1::Lease& lease, uint64_t g
                               slot, id, report.results_size(), n));
   } else {
     LogInfo(absl::StrFormat("slot %d: lease %s measured: %d of %d ok in %.1f s", slot, id,
-                              CountOk(measured.results), n, seconds));
+                              ok, n, seconds));
   }
   outbox_.Add(std::move(report));
   FlushOutbox(stopping() ? options_.stop_report_timeout : options_.report_timeout);

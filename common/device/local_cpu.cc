@@ -274,6 +274,7 @@ CpuSources LocalCpuSources() {
       if (CPU_ISSET(cpu, &set)) sources.allowed_cpus.push_back(cpu);
     }
   }
+  sources.binary_architecture = CompiledArchitecture();
   return sources;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/base/status_macros.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/codegen/cpu_compiler.h"
 #include "common/codegen/cpu_kernel.h"
@@ -126,29 +127,58 @@ TEST_F(CpuCompiler, PoolBuildsEverySourceInOrder) {
   EXPECT_EQ(built[5].status().code(), absl::StatusCode::kInternal);
 }
 
-// The tiled, vectorized matmul (a dense layer without bias) compiles to packed
-// fused multiply-adds on ymm/zmm registers with -O3 -march=native.
+// A tiled, vectorized matmul (a dense layer without bias) as generated C++
+// for `device`.
+absl::StatusOr<CpuKernelSource> VectorizedMatmulSource(const DeviceProfile& device) {
+  auto dag = testing::Share(Matmul(64, 64, 64));
+  PRUNER_ASSIGN_OR_RETURN(
+      State state,
+      testing::ReplayText(
+          dag,
+          "CHW 2 local; SP 2 0 64 [2,4,2]; SP 2 4 64 [2,2,16]; SP 2 8 64 [8]; "
+          "RE 2 [0,4,1,5,8,2,6,9,3,7]; FSP 3 0 1 2; FSP 3 3 2 2; RE 3 [0,3,1,4,2,5]; "
+          "CA 2 3 3; FU 3 [0,1]; AN 3 0 parallel; AN 2 9 vectorize; AN 3 4 vectorize"));
+  PRUNER_ASSIGN_OR_RETURN(Program program, Lower(state, device));
+  return GenerateCpuSource(program, device);
+}
+
+// It compiles to packed fused multiply-adds on ymm/zmm registers with -O3
+// -march=native.
 TEST_F(CpuCompiler, VectorizedDenseScheduleBecomesPackedFma) {
   const DeviceProfile device = DetectLocalCpu();
   if (device.vector_isa != "avx512f" && device.vector_isa != "avx2") {
     GTEST_SKIP() << "needs an x86 host with AVX2 or AVX-512, this one has "
                  << device.vector_isa;
   }
-  auto dag = testing::Share(Matmul(64, 64, 64));
-  absl::StatusOr<State> state = testing::ReplayText(
-      dag,
-      "CHW 2 local; SP 2 0 64 [2,4,2]; SP 2 4 64 [2,2,16]; SP 2 8 64 [8]; "
-      "RE 2 [0,4,1,5,8,2,6,9,3,7]; FSP 3 0 1 2; FSP 3 3 2 2; RE 3 [0,3,1,4,2,5]; "
-      "CA 2 3 3; FU 3 [0,1]; AN 3 0 parallel; AN 2 9 vectorize; AN 3 4 vectorize");
-  ASSERT_TRUE(state.ok()) << state.status();
-  absl::StatusOr<Program> program = Lower(*state, device);
-  ASSERT_TRUE(program.ok()) << program.status();
-  absl::StatusOr<CpuKernelSource> source = GenerateCpuSource(*program, device);
+  absl::StatusOr<CpuKernelSource> source = VectorizedMatmulSource(device);
   ASSERT_TRUE(source.ok()) << source.status();
   absl::StatusOr<std::string> assembly = CompileCpuAssembly(*source, options_, work_dir_);
   ASSERT_TRUE(assembly.ok()) << assembly.status();
   const std::regex packed_fma(R"(vfmadd\w*ps\s+[^\n]*%[yz]mm)");
   EXPECT_TRUE(std::regex_search(*assembly, packed_fma)) << source->code << "\n" << *assembly;
+}
+
+// With Debian's cross compiler, as an Arm worker builds (on the board, or
+// emulated: tests/e2e/arm_worker_test.cc), the same schedule becomes NEON
+// fused multiply-adds on 128-bit vector registers.
+TEST_F(CpuCompiler, CrossCompiledDenseScheduleBecomesNeonFma) {
+#ifndef PRUNER_AARCH64_CXX
+  GTEST_SKIP() << "no aarch64-linux-gnu-g++ (scripts/setup.sh installs it)";
+#else
+  DeviceProfile arm = DetectLocalCpu();
+  arm.vector_isa = "neon";
+  arm.vector_unit_bytes = 16;
+  absl::StatusOr<CpuKernelSource> source = VectorizedMatmulSource(arm);
+  ASSERT_TRUE(source.ok()) << source.status();
+  options_.backend = CpuBackend::kGcc;
+  options_.compiler = PRUNER_AARCH64_CXX;
+  options_.march = "armv8-a";
+  absl::StatusOr<std::string> assembly = CompileCpuAssembly(*source, options_, work_dir_);
+  ASSERT_TRUE(assembly.ok()) << assembly.status();
+  const std::regex neon_fma(R"(fmla\s+v\d+\.4s)");
+  EXPECT_TRUE(std::regex_search(*assembly, neon_fma)) << *assembly;
+  EXPECT_FALSE(absl::StrContains(*assembly, "%xmm")) << "x86 code from the cross compiler?";
+#endif
 }
 
 }  // namespace
