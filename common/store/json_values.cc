@@ -54,7 +54,7 @@ absl::Status CheckJsonOrEmpty(std::string_view text, std::string_view where,
   try {
     const json parsed = json::parse(text);  // only the parser's verdict matters
     (void)parsed;
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e99999
     return absl::InvalidArgumentError(
         absl::StrCat(ToAbsl(where), ": ", ToAbsl(what), " is not valid JSON: ", e.what()));
   }
