@@ -18,6 +18,27 @@ absl::Status Bad(const std::string& op, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(op, ": ", what));
 }
 
+// Folded constants are shapes, masks and index tables: small. A model whose
+// constant sub-expression would make more elements than this (a
+// ConstantOfShape of [1e9], an outer broadcast of two long vectors) is
+// refused, as is one whose dimensions overflow, instead of allocating
+// gigabytes (found by tests/fuzz/onnx_import_fuzz.cc).
+constexpr int64_t kMaxFoldedElements = int64_t{1} << 24;
+
+absl::StatusOr<int64_t> FoldedElements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("negative dimension in ", ShapeToString(shape)));
+    if (d != 0 && n > kMaxFoldedElements / d) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a constant of shape ", ShapeToString(shape), " would have more than ",
+          kMaxFoldedElements, " elements: not a constant this importer folds"));
+    }
+    n *= d;
+  }
+  return n;
+}
+
 // Flat offset into a tensor of shape `in` (broadcast into `out`) of the
 // element at out-position `index`.
 int64_t BroadcastOffset(const Shape& in, const Shape& out, const Shape& index) {
@@ -31,8 +52,8 @@ int64_t BroadcastOffset(const Shape& in, const Shape& out, const Shape& index) {
 
 // Builds a tensor of `shape` whose element i is value(i), float or int.
 template <typename Fn>
-ConstTensor Generate(bool is_float, const Shape& shape, Fn value) {
-  const int64_t n = NumElements(shape);
+absl::StatusOr<ConstTensor> Generate(bool is_float, const Shape& shape, Fn value) {
+  PRUNER_ASSIGN_OR_RETURN(const int64_t n, FoldedElements(shape));
   if (is_float) {
     std::vector<float> v(n);
     for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(value(i));
@@ -44,7 +65,8 @@ ConstTensor Generate(bool is_float, const Shape& shape, Fn value) {
 }
 
 // Element `i` of `t` gathered by flat offsets: a copy that keeps the type.
-ConstTensor Gather(const ConstTensor& t, const Shape& shape, const std::vector<int64_t>& offsets) {
+absl::StatusOr<ConstTensor> Gather(const ConstTensor& t, const Shape& shape,
+                                   const std::vector<int64_t>& offsets) {
   return Generate(t.is_float, shape, [&](int64_t i) { return t.at(offsets[i]); });
 }
 
@@ -133,7 +155,8 @@ absl::StatusOr<ConstTensor> Slice(const std::vector<const ConstTensor*>& in,
     out[a] = count;
   }
   const Shape strides = RowMajorStrides(x.shape);
-  std::vector<int64_t> offsets(NumElements(out));
+  PRUNER_ASSIGN_OR_RETURN(const int64_t out_elements, FoldedElements(out));
+  std::vector<int64_t> offsets(out_elements);
   for (int64_t i = 0; i < static_cast<int64_t>(offsets.size()); ++i) {
     const Shape index = UnflattenIndex(i, out);
     int64_t o = 0;
@@ -153,7 +176,8 @@ absl::StatusOr<ConstTensor> GatherOp(const ConstTensor& data, const ConstTensor&
   const Shape strides = RowMajorStrides(data.shape);
   const int64_t dim = data.shape[axis];
   const size_t irank = indices.shape.size();
-  std::vector<int64_t> offsets(NumElements(out));
+  PRUNER_ASSIGN_OR_RETURN(const int64_t out_elements, FoldedElements(out));
+  std::vector<int64_t> offsets(out_elements);
   for (int64_t i = 0; i < static_cast<int64_t>(offsets.size()); ++i) {
     const Shape index = UnflattenIndex(i, out);
     int64_t flat_index = 0;
@@ -178,7 +202,8 @@ absl::StatusOr<ConstTensor> TransposeOp(const ConstTensor& x, std::vector<int64_
   Shape out;
   for (int64_t p : perm) out.push_back(x.shape[p]);
   const Shape strides = RowMajorStrides(x.shape);
-  std::vector<int64_t> offsets(NumElements(out));
+  PRUNER_ASSIGN_OR_RETURN(const int64_t out_elements, FoldedElements(out));
+  std::vector<int64_t> offsets(out_elements);
   for (int64_t i = 0; i < static_cast<int64_t>(offsets.size()); ++i) {
     const Shape index = UnflattenIndex(i, out);
     int64_t o = 0;
@@ -298,7 +323,10 @@ absl::StatusOr<std::vector<ConstTensor>> FoldConstant(const std::string& op, int
     }
     return absl::OkStatus();
   };
-  auto one = [](ConstTensor t) { return std::vector<ConstTensor>{std::move(t)}; };
+  auto one = [](absl::StatusOr<ConstTensor> t) -> absl::StatusOr<std::vector<ConstTensor>> {
+    if (!t.ok()) return t.status();
+    return std::vector<ConstTensor>{*std::move(t)};
+  };
   if (op == "Constant") {
     if (attrs.Has("value")) {
       PRUNER_ASSIGN_OR_RETURN(ConstTensor t, attrs.Tensor("value"));

@@ -115,9 +115,23 @@ absl::StatusOr<ConstTensor> ConstFromProto(const onnx::TensorProto& p, const std
   for (int64_t d : shape) {
     if (d < 0) return absl::InvalidArgumentError(absl::StrCat(what, " has a negative dimension"));
   }
-  const int64_t n = NumElements(shape);
+  // The data must be in the file, so a count past what its bytes could hold
+  // is a lie; checked before anything is allocated (dims of [1 << 40] once
+  // made this reserve 16 GB: tests/fuzz/onnx_import_fuzz.cc).
+  const int64_t available = p.has_raw_data() ? static_cast<int64_t>(p.raw_data().size())
+                                             : p.float_data_size() + p.int64_data_size() +
+                                                   p.int32_data_size() + p.double_data_size() +
+                                                   p.uint64_data_size();
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d != 0 && n > std::max<int64_t>(available, 1) / d) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " has dimensions ", ShapeToString(shape),
+                                                     " but only ", available,
+                                                     " values or bytes of data"));
+    }
+    n *= d;
+  }
   std::vector<double> v;
-  v.reserve(n);
   if (p.has_raw_data()) {
     const std::string& raw = p.raw_data();
     const int bytes = ElementBytes(t);
@@ -126,6 +140,7 @@ absl::StatusOr<ConstTensor> ConstFromProto(const onnx::TensorProto& p, const std
                                                      " bytes of data for ", n, " elements of ",
                                                      bytes, " bytes"));
     }
+    v.reserve(n);
     const char* d = raw.data();
     if (t == 1) {  // float: the common case, read straight into floats
       std::vector<float> f(n);

@@ -4,6 +4,7 @@
 #include "common/graph/onnx_import.h"
 
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "common/graph/graph_reference.h"
@@ -11,6 +12,7 @@
 #include "common/ir/npy.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "onnx/onnx_pb.h"
 
 namespace pruner {
 namespace {
@@ -155,6 +157,71 @@ TEST(OnnxImportTest, RefusesFilesThatAreNotOnnx) {
   const absl::Status cut = ImportOnnxBytes(bytes.substr(0, bytes.size() / 2), "cut").status();
   EXPECT_EQ(cut.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(cut.message(), HasSubstr("cut: "));
+}
+
+// Sizes a file claims are checked against what it holds before anything is
+// allocated: an initializer with 4 x 2^40 dimensions and 16 values, and a
+// ConstantOfShape of [2^20, 2^20], once made the importer reserve 16 GB and
+// more (tests/fuzz/onnx_import_fuzz.cc found the first).
+TEST(OnnxImportTest, RefusesSizesTheFileCannotHold) {
+  auto model_with = [](const std::function<void(onnx::GraphProto*)>& fill) {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    onnx::GraphProto* graph = model.mutable_graph();
+    graph->set_name("g");
+    onnx::ValueInfoProto* input = graph->add_input();
+    input->set_name("x");
+    input->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+    input->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(4);
+    fill(graph);
+    return model.SerializeAsString();
+  };
+  const std::string huge_initializer = model_with([](onnx::GraphProto* g) {
+    onnx::TensorProto* w = g->add_initializer();
+    w->set_name("w");
+    w->set_data_type(1);
+    w->add_dims(4);
+    w->add_dims(int64_t{1} << 40);
+    for (int i = 0; i < 16; ++i) w->add_float_data(1.0f);
+    onnx::NodeProto* add = g->add_node();
+    add->set_op_type("Add");
+    add->add_input("x");
+    add->add_input("w");
+    add->add_output("y");
+    onnx::ValueInfoProto* y = g->add_output();
+    y->set_name("y");
+    y->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+    y->mutable_type()->mutable_tensor_type()->mutable_shape();
+  });
+  const absl::Status lie = ImportOnnxBytes(huge_initializer, "lie").status();
+  EXPECT_EQ(lie.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(lie.message()), HasSubstr("only 16 values"));
+
+  const std::string huge_constant = model_with([](onnx::GraphProto* g) {
+    onnx::TensorProto* shape = g->add_initializer();
+    shape->set_name("shape");
+    shape->set_data_type(7);
+    shape->add_dims(2);
+    shape->add_int64_data(int64_t{1} << 20);
+    shape->add_int64_data(int64_t{1} << 20);
+    onnx::NodeProto* fill = g->add_node();
+    fill->set_op_type("ConstantOfShape");
+    fill->add_input("shape");
+    fill->add_output("c");
+    onnx::NodeProto* add = g->add_node();
+    add->set_op_type("Add");
+    add->add_input("x");
+    add->add_input("c");
+    add->add_output("y");
+    onnx::ValueInfoProto* y = g->add_output();
+    y->set_name("y");
+    y->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+    y->mutable_type()->mutable_tensor_type()->mutable_shape();
+  });
+  const absl::Status big = ImportOnnxBytes(huge_constant, "big").status();
+  EXPECT_EQ(big.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(big.message()), HasSubstr("elements: not a constant this importer folds"));
 }
 
 TEST(OnnxImportTest, ListsEveryUnsupportedOperatorWithItsNodes) {
