@@ -60,7 +60,7 @@ absl::StatusOr<ConstTensor> Generate(bool is_float, const Shape& shape, Fn value
     return ConstTensor::Float(shape, std::move(v));
   }
   std::vector<int64_t> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int64_t>(value(i));
+  for (int64_t i = 0; i < n; ++i) v[i] = SaturatingInt64(value(i));
   return ConstTensor::Int(shape, std::move(v));
 }
 
@@ -182,7 +182,7 @@ absl::StatusOr<ConstTensor> GatherOp(const ConstTensor& data, const ConstTensor&
     const Shape index = UnflattenIndex(i, out);
     int64_t flat_index = 0;
     for (size_t d = 0; d < irank; ++d) flat_index = flat_index * indices.shape[d] + index[axis + d];
-    int64_t k = static_cast<int64_t>(indices.at(flat_index));
+    int64_t k = SaturatingInt64(indices.at(flat_index));
     if (k < 0) k += dim;
     if (k < 0 || k >= dim) return Bad("Gather", absl::StrCat("index ", k, " is out of range"));
     int64_t o = k * strides[axis];
@@ -225,7 +225,7 @@ absl::StatusOr<Shape> ReshapeTarget(const Shape& in, const ConstTensor& spec, bo
   int infer = -1;
   int64_t known = 1;
   for (int64_t i = 0; i < spec.size(); ++i) {
-    int64_t d = static_cast<int64_t>(spec.at(i));
+    int64_t d = SaturatingInt64(spec.at(i));
     if (d == 0 && !allowzero) {
       if (i >= static_cast<int64_t>(in.size())) return Bad("Reshape", "0 past the input rank");
       d = in[i];
@@ -264,10 +264,14 @@ double ConstTensor::at(int64_t i) const {
   return is_float ? static_cast<double>((*floats)[i]) : static_cast<double>(ints[i]);
 }
 
+int64_t SaturatingInt64(double d) {
+  if (std::isnan(d)) return 0;
+  return d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(d);
+}
+
 int64_t ConstTensor::int_at(int64_t i) const {
   if (!is_float) return ints[i];
-  const double d = (*floats)[i];
-  return d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(d);
+  return SaturatingInt64((*floats)[i]);
 }
 
 std::vector<int64_t> ConstTensor::Ints() const {
@@ -453,7 +457,7 @@ absl::StatusOr<std::vector<ConstTensor>> FoldConstant(const std::string& op, int
   if (op == "ConstantOfShape") {
     PRUNER_RETURN_IF_ERROR(need(1));
     Shape out;
-    for (int64_t i = 0; i < in[0]->size(); ++i) out.push_back(static_cast<int64_t>(in[0]->at(i)));
+    for (int64_t i = 0; i < in[0]->size(); ++i) out.push_back(SaturatingInt64(in[0]->at(i)));
     ConstTensor value = ConstTensor::Float({1}, {0.0f});
     if (attrs.Has("value")) {
       PRUNER_ASSIGN_OR_RETURN(value, attrs.Tensor("value"));
@@ -464,7 +468,7 @@ absl::StatusOr<std::vector<ConstTensor>> FoldConstant(const std::string& op, int
   if (op == "Expand") {
     PRUNER_RETURN_IF_ERROR(need(2));
     Shape target;
-    for (int64_t i = 0; i < in[1]->size(); ++i) target.push_back(static_cast<int64_t>(in[1]->at(i)));
+    for (int64_t i = 0; i < in[1]->size(); ++i) target.push_back(SaturatingInt64(in[1]->at(i)));
     PRUNER_ASSIGN_OR_RETURN(const Shape out, BroadcastShapes(in[0]->shape, target));
     const ConstTensor& x = *in[0];
     return one(Generate(x.is_float, out, [&](int64_t i) {
@@ -500,7 +504,7 @@ absl::StatusOr<std::vector<ConstTensor>> FoldConstant(const std::string& op, int
     PRUNER_RETURN_IF_ERROR(need(3));
     const double start = in[0]->at(0), limit = in[1]->at(0), delta = in[2]->at(0);
     if (delta == 0) return Bad(op, "delta is 0");
-    const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+    const int64_t n = std::max<int64_t>(0, SaturatingInt64(std::ceil((limit - start) / delta)));
     return one(Generate(in[0]->is_float, {n}, [&](int64_t i) { return start + i * delta; }));
   }
   static const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Pow", "Min",

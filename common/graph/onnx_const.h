@@ -21,6 +21,10 @@ namespace pruner::onnx_import {
 // Values are float (FLOAT, DOUBLE, FLOAT16 narrowed) or integer (every INT
 // and UINT type, and BOOL as 0/1). Float values are shared so that large
 // weights are never copied.
+// A double as int64: saturated at the ends, NaN as 0 (a plain cast of
+// either is undefined; folded integer arithmetic and 64-bit data reach them).
+int64_t SaturatingInt64(double d);
+
 struct ConstTensor {
   bool is_float = true;
   std::vector<int64_t> shape;

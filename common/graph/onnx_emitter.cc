@@ -203,7 +203,7 @@ absl::StatusOr<ConstTensor> ConstFromProto(const onnx::TensorProto& p, const std
     return ConstTensor::Float(std::move(shape), std::vector<float>(v.begin(), v.end()));
   }
   std::vector<int64_t> ints;
-  for (double x : v) ints.push_back(static_cast<int64_t>(x));
+  for (double x : v) ints.push_back(SaturatingInt64(x));
   return ConstTensor::Int(std::move(shape), std::move(ints));
 }
 
@@ -1063,7 +1063,7 @@ absl::Status Emitter::EmitPad(int i) {
   } else {
     const ConstTensor* p = n.input_size() > 1 ? ConstOf(n.input(1)) : nullptr;
     if (p == nullptr) return Unsupported(i, "non-constant pads");
-    for (int64_t k = 0; k < p->size(); ++k) pads.push_back(static_cast<int64_t>(p->at(k)));
+    for (int64_t k = 0; k < p->size(); ++k) pads.push_back(SaturatingInt64(p->at(k)));
     if (n.input_size() > 2 && !n.input(2).empty()) {
       const ConstTensor* v = ConstOf(n.input(2));
       if (v == nullptr || v->at(0) != 0) return Unsupported(i, "a value other than 0");
@@ -1097,7 +1097,7 @@ absl::Status Emitter::EmitReduceMean(int i) {
   if (n.input_size() > 1 && ConstOf(n.input(1)) != nullptr) {
     axes.clear();
     const ConstTensor* c = ConstOf(n.input(1));
-    for (int64_t k = 0; k < c->size(); ++k) axes.push_back(static_cast<int64_t>(c->at(k)));
+    for (int64_t k = 0; k < c->size(); ++k) axes.push_back(SaturatingInt64(c->at(k)));
   }
   for (int64_t& a : axes) {
     if (a < 0) a += static_cast<int64_t>(x.shape.size());
@@ -1127,7 +1127,7 @@ absl::StatusOr<bool> Emitter::TryLayerNormPattern(int i) {
       const ConstTensor* c = ConstOf(r.input(1));
       if (c == nullptr) return false;
       axes.clear();
-      for (int64_t k = 0; k < c->size(); ++k) axes.push_back(static_cast<int64_t>(c->at(k)));
+      for (int64_t k = 0; k < c->size(); ++k) axes.push_back(SaturatingInt64(c->at(k)));
     }
     return AttrInt(r, "keepdims", 1) == 1 && axes.size() == 1 &&
            (axes[0] == -1 || axes[0] == rank - 1);
