@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "common/base/status_macros.h"
 #include "common/graph/onnx_emitter.h"
+#include "common/ir/tensor.h"
 #include "onnx/checker.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -213,13 +214,29 @@ absl::StatusOr<OnnxModel> ImportOnnxBytes(const std::string& bytes, const std::s
     state.shapes[t.name()] = c.shape;
     state.consts[t.name()] = std::move(c);
   }
-  auto record = [&](const onnx::ValueInfoProto& v) {
-    if (state.consts.count(v.name()) > 0) return;
-    if (std::optional<Shape> s = StaticShape(v.type())) state.shapes[v.name()] = *s;
+  // A tensor no device could hold is a malformed file, refused before any
+  // size computed from it can overflow (tests/fuzz/onnx_import_fuzz.cc).
+  constexpr int64_t kMaxTensorElements = int64_t{1} << 36;
+  auto record = [&](const onnx::ValueInfoProto& v) -> absl::Status {
+    if (state.consts.count(v.name()) > 0) return absl::OkStatus();
+    std::optional<Shape> s = StaticShape(v.type());
+    if (!s.has_value()) return absl::OkStatus();
+    for (int64_t d : *s) {
+      if (d < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            name, ": tensor '", v.name(), "' has a negative dimension: ", ShapeToString(*s)));
+      }
+    }
+    if (NumElements(*s) > kMaxTensorElements) {
+      return absl::InvalidArgumentError(absl::StrCat(name, ": tensor '", v.name(), "' of shape ",
+                                                     ShapeToString(*s), " has more than 2^36 elements"));
+    }
+    state.shapes[v.name()] = *std::move(s);
+    return absl::OkStatus();
   };
-  for (const auto& v : model.graph().input()) record(v);
-  for (const auto& v : model.graph().value_info()) record(v);
-  for (const auto& v : model.graph().output()) record(v);
+  for (const auto& v : model.graph().input()) PRUNER_RETURN_IF_ERROR(record(v));
+  for (const auto& v : model.graph().value_info()) PRUNER_RETURN_IF_ERROR(record(v));
+  for (const auto& v : model.graph().output()) PRUNER_RETURN_IF_ERROR(record(v));
   PRUNER_RETURN_IF_ERROR(FoldConstants(state));
 
   absl::StatusOr<OnnxModel> out = onnx_import::Emitter(state, name).Run();

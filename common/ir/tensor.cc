@@ -50,7 +50,11 @@ float& Tensor::at(const std::vector<int64_t>& index) { return data[FlatIndex(ind
 
 int64_t NumElements(const std::vector<int64_t>& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    // Saturates: shapes read from a user's file can claim anything, and the
+    // callers compare the count with limits before they allocate by it.
+    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;
+  }
   return n;
 }
 

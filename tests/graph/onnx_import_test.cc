@@ -160,9 +160,10 @@ TEST(OnnxImportTest, RefusesFilesThatAreNotOnnx) {
 }
 
 // Sizes a file claims are checked against what it holds before anything is
-// allocated: an initializer with 4 x 2^40 dimensions and 16 values, and a
-// ConstantOfShape of [2^20, 2^20], once made the importer reserve 16 GB and
-// more (tests/fuzz/onnx_import_fuzz.cc found the first).
+// allocated: an initializer with 4 x 2^40 dimensions and 16 values, a
+// ConstantOfShape of [2^13, 2^13] (a 256 MB "constant"), an input of
+// 2^20 x 2^20 x 2^20 elements (tests/fuzz/onnx_import_fuzz.cc found the first
+// and the last: a 16 GB reservation, and element counts that overflowed).
 TEST(OnnxImportTest, RefusesSizesTheFileCannotHold) {
   auto model_with = [](const std::function<void(onnx::GraphProto*)>& fill) {
     onnx::ModelProto model;
@@ -203,8 +204,8 @@ TEST(OnnxImportTest, RefusesSizesTheFileCannotHold) {
     shape->set_name("shape");
     shape->set_data_type(7);
     shape->add_dims(2);
-    shape->add_int64_data(int64_t{1} << 20);
-    shape->add_int64_data(int64_t{1} << 20);
+    shape->add_int64_data(int64_t{1} << 13);
+    shape->add_int64_data(int64_t{1} << 13);
     onnx::NodeProto* fill = g->add_node();
     fill->set_op_type("ConstantOfShape");
     fill->add_input("shape");
@@ -222,6 +223,28 @@ TEST(OnnxImportTest, RefusesSizesTheFileCannotHold) {
   const absl::Status big = ImportOnnxBytes(huge_constant, "big").status();
   EXPECT_EQ(big.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(big.message()), HasSubstr("elements: not a constant this importer folds"));
+
+  onnx::ModelProto huge_input;
+  huge_input.ParseFromString(model_with([](onnx::GraphProto* g) {
+    onnx::NodeProto* relu = g->add_node();
+    relu->set_op_type("Relu");
+    relu->add_input("x");
+    relu->add_output("y");
+    onnx::ValueInfoProto* y = g->add_output();
+    y->set_name("y");
+    y->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+    y->mutable_type()->mutable_tensor_type()->mutable_shape();
+  }));
+  auto* dims = huge_input.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
+                   ->mutable_shape();
+  auto* out_dims = huge_input.mutable_graph()->mutable_output(0)->mutable_type()
+                       ->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(0)->set_dim_value(int64_t{1} << 20);
+  for (int d = 0; d < 2; ++d) dims->add_dim()->set_dim_value(int64_t{1} << 20);
+  for (int d = 0; d < 3; ++d) out_dims->add_dim()->set_dim_value(int64_t{1} << 20);
+  const absl::Status input = ImportOnnxBytes(huge_input.SerializeAsString(), "input").status();
+  EXPECT_EQ(input.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(input.message()), HasSubstr("more than 2^36 elements"));
 }
 
 TEST(OnnxImportTest, ListsEveryUnsupportedOperatorWithItsNodes) {
