@@ -91,6 +91,34 @@ absl::Status BindInputDims(onnx::ModelProto& model, const OnnxImportOptions& opt
   return absl::OkStatus();
 }
 
+// ONNX's own shape inference (libonnx 1.13) divides by strides and
+// dilations without checking them: a Conv with strides [0] kills the process
+// with SIGFPE (tests/fuzz/onnx_import_fuzz.cc). The window attributes of
+// every convolution and pooling node, in subgraphs too, are checked first.
+absl::Status CheckWindowAttributes(const onnx::GraphProto& graph) {
+  static const std::set<std::string> kWindowOps = {
+      "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool",
+      "MaxRoiPool", "MaxUnpool", "DeformConv"};
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const onnx::AttributeProto& a : node.attribute()) {
+      if (a.has_g()) PRUNER_RETURN_IF_ERROR(CheckWindowAttributes(a.g()));
+      for (const onnx::GraphProto& g : a.graphs()) PRUNER_RETURN_IF_ERROR(CheckWindowAttributes(g));
+      if (kWindowOps.count(node.op_type()) == 0) continue;
+      const bool positive = a.name() == "strides" || a.name() == "dilations" ||
+                            a.name() == "kernel_shape";
+      const bool non_negative = a.name() == "pads" || a.name() == "output_padding";
+      for (int64_t v : a.ints()) {
+        if ((positive && v < 1) || (non_negative && v < 0)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              node.op_type(), " node '", node.name(), "': ", a.name(), " must be ",
+              positive ? "positive" : "non-negative", ", not ", v));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::optional<Shape> StaticShape(const onnx::TypeProto& type) {
   if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
   Shape shape;
@@ -196,6 +224,9 @@ absl::StatusOr<OnnxModel> ImportOnnxBytes(const std::string& bytes, const std::s
   }
   if (absl::Status bound = BindInputDims(model, options); !bound.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": ", bound.message()));
+  }
+  if (absl::Status window = CheckWindowAttributes(model.graph()); !window.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", window.message()));
   }
   try {
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),

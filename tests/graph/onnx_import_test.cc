@@ -247,6 +247,18 @@ TEST(OnnxImportTest, RefusesSizesTheFileCannotHold) {
   EXPECT_THAT(std::string(input.message()), HasSubstr("more than 2^36 elements"));
 }
 
+// libonnx's shape inference divides by strides unchecked: a Conv with
+// strides [0] (a mutation libFuzzer made of an exported model) died of
+// SIGFPE inside it. The window attributes are checked before.
+TEST(OnnxImportTest, RefusesZeroStridesBeforeOnnxShapeInference) {
+  const std::string bytes =
+      ReadFile(std::string(PRUNER_SOURCE_DIR) + "/tests/fuzz/corpus/onnx_import/fpe-zero-window-attribute.onnx");
+  ASSERT_FALSE(bytes.empty());
+  const absl::Status status = ImportOnnxBytes(bytes, "m").status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("strides must be positive, not 0"));
+}
+
 TEST(OnnxImportTest, ListsEveryUnsupportedOperatorWithItsNodes) {
   const absl::Status s = ImportOnnxFile(ModelPath("unsupported_ops", ".onnx")).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
