@@ -259,6 +259,20 @@ TEST(OnnxImportTest, RefusesZeroStridesBeforeOnnxShapeInference) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("strides must be positive, not 0"));
 }
 
+// ... and on another mutation it dereferenced null. Inference runs in a
+// sandbox child, so whatever it does to a malformed model is an error here.
+TEST(OnnxImportTest, ACrashInOnnxShapeInferenceIsAnError) {
+  const std::string bytes = ReadFile(std::string(PRUNER_SOURCE_DIR) +
+                                     "/tests/fuzz/corpus/onnx_import/segv-in-onnx-shape-inference.onnx");
+  ASSERT_FALSE(bytes.empty());
+  OnnxImportOptions options;
+  options.dims["batch"] = 1;
+  const absl::Status status = ImportOnnxBytes(bytes, "m", options).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("ONNX shape inference crashed on this model"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("SIGSEGV"));
+}
+
 TEST(OnnxImportTest, ListsEveryUnsupportedOperatorWithItsNodes) {
   const absl::Status s = ImportOnnxFile(ModelPath("unsupported_ops", ".onnx")).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
