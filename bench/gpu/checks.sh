@@ -10,11 +10,7 @@ set -uo pipefail
 carry=${1:-.gpu-carry}
 n=${2:-100}
 out=${OUT:-/tmp/gpu-out}
-mkdir -p "$out"
-[[ -d $carry/lib ]] || python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-  "$carry/carry.tar.xz" "$carry" || exit 1
-export LD_LIBRARY_PATH=$PWD/$carry/lib
-b=$carry/build
+source "$(dirname "$0")/common.sh"
 status=0
 run() {
   echo "=== $*"
@@ -24,7 +20,6 @@ run() {
   ((rc == 0)) || status=1
 }
 nvidia-smi -L
-device=${DEVICE:-$(nvidia-smi -L | grep -q H200 && echo h200 || echo h100)}
 run "$b/tests/codegen/codegen_cuda_driver_test"
 run "$b/tests/measure/measure_cuda_compile_sandboxed_test"
 run "$b/tests/measure/measure_cuda_fault_kernels_test"

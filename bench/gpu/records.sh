@@ -16,27 +16,9 @@ set -uo pipefail
 carry=${1:-.gpu-carry}
 seconds=${2:-180}
 out=${OUT:-/tmp/gpu-out}
-mkdir -p "$out"
-[[ -d $carry/lib ]] || python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-  "$carry/carry.tar.xz" "$carry" || exit 1
-export LD_LIBRARY_PATH=$PWD/$carry/lib
-b=$carry/build
+source "$(dirname "$0")/common.sh"
 pruner=$b/client/pruner
-device=${DEVICE:-$(nvidia-smi -L | grep -q H200 && echo h200 || echo h100)}
-target=$("$b/worker/pruner-worker" --device "$device" --show-device |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])') || exit 1
-farm=$(mktemp -d)
-head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$farm/token"
-"$b/server/pruner-server" --listen 127.0.0.1:0 --db "$farm/pruner.db" --port-file "$farm/port" \
-  --token-file "$farm/token" >"$out/records-server.log" 2>&1 &
-server=$!
-for _ in $(seq 100); do [[ -s $farm/port ]] && break; sleep 0.1; done
-export PRUNER_SERVER=127.0.0.1:$(<"$farm/port") PRUNER_TOKEN_FILE=$farm/token
-# One slot: runs of two leases at once would share the GPU and time each other.
-"$b/worker/pruner-worker" --device "$device" --slots 1 --build-jobs 14 --max-candidates 64 \
-  >"$out/records-worker.log" 2>&1 &
-worker=$!
-sleep 2
+start_farm records- --build-jobs 14
 "$pruner" workers
 jobs=()
 for network in ${NETWORKS:-resnet-50 mobilenet-v2 bert-base bert-tiny}; do

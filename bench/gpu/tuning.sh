@@ -18,29 +18,15 @@ trials=${TRIALS:-192}
 per_round=${PER_ROUND:-32}
 dataset_trials=${DATASET_TRIALS:-640}
 seed=${SEED:-1}
-mkdir -p "$out"
-[[ -d $carry/lib ]] || python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-  "$carry/carry.tar.xz" "$carry" || exit 1
-export LD_LIBRARY_PATH=$PWD/$carry/lib
-b=$carry/build
-farm=$(mktemp -d)
-head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$farm/token"
-"$b/server/pruner-server" --listen 127.0.0.1:0 --db "$farm/pruner.db" --port-file "$farm/port" \
-  --token-file "$farm/token" >"$out/server.log" 2>&1 &
-server=$!
-for _ in $(seq 100); do [[ -s $farm/port ]] && break; sleep 0.1; done
-export PRUNER_SERVER=127.0.0.1:$(<"$farm/port") PRUNER_TOKEN_FILE=$farm/token
-"$b/worker/pruner-worker" --device h100 --slots 1 --build-jobs 12 --max-candidates 64 \
-  >"$out/worker.log" 2>&1 &
-worker=$!
-sleep 2
+source "$(dirname "$0")/common.sh"
+start_farm "" --build-jobs 12
 pruner=$b/client/pruner
 "$pruner" workers
 jobs=()
 IFS=";" read -r -a workloads <<<"${WORKLOADS:-dense:M=1024,K=1024,N=1024;conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1}"
 for op in "${workloads[@]}"; do
   for strategy in random ansor-xgb lse-xgb; do
-    id=$("$pruner" submit --op "$op" --target h100-sxm --strategy "$strategy" --trials "$trials" \
+    id=$("$pruner" submit --op "$op" --target "$target" --strategy "$strategy" --trials "$trials" \
       --per-round "$per_round" --seed "$seed" --name "gpu-$strategy-${op%%:*}" --json |
       python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
     echo "job $id: $strategy $op"
@@ -49,7 +35,7 @@ for op in "${workloads[@]}"; do
   # Four jobs run at once on the server: wait for this workload's three.
   for id in "${jobs[@]: -3}"; do "$pruner" watch "$id" >"$out/watch-$id.log" 2>&1; done
 done
-id=$("$pruner" submit --network bert-tiny --target h100-sxm --strategy random \
+id=$("$pruner" submit --network bert-tiny --target "$target" --strategy random \
   --scheduler round-robin --trials "$dataset_trials" --per-round "$per_round" --seed "$seed" \
   --name gpu-dataset-bert-tiny --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 echo "job $id: dataset"
