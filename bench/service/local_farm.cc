@@ -121,23 +121,18 @@ bool Farm::StartServer(int port, std::string* error) {
 
 Process Farm::StartWorker(const std::string& name, const std::vector<std::string>& extra,
                           bool with_token) {
-  std::vector<std::string> args = {"--server", address(), "--name", name};
-  if (with_token) {
-    args.push_back("--token-file");
-    args.push_back(token_file());
-  }
-  for (const std::string& e : extra) args.push_back(e);
-  Process p = Spawn(PRUNER_WORKER_BIN, args, "worker-" + name);
-  workers_.push_back(p);
-  return p;
+  return StartWorkerCommand(name, {PRUNER_WORKER_BIN}, extra, with_token);
 }
 
 Process Farm::StartWorkerCommand(const std::string& name, const std::vector<std::string>& command,
-                                 const std::vector<std::string>& extra) {
+                                 const std::vector<std::string>& extra, bool with_token) {
   std::vector<std::string> args(command.begin() + 1, command.end());
-  for (const std::string& a : {std::string("--server"), address(), std::string("--name"), name,
-                               std::string("--token-file"), token_file()}) {
+  for (const std::string& a : {std::string("--server"), address(), std::string("--name"), name}) {
     args.push_back(a);
+  }
+  if (with_token) {
+    args.push_back("--token-file");
+    args.push_back(token_file());
   }
   for (const std::string& e : extra) args.push_back(e);
   Process p = Spawn(command.front(), args, "worker-" + name);

@@ -54,7 +54,7 @@ class Farm {
   // `command` is the program and its first arguments (e.g. qemu-aarch64-static,
   // -L, /usr/aarch64-linux-gnu, an Arm build of pruner-worker).
   Process StartWorkerCommand(const std::string& name, const std::vector<std::string>& command,
-                             const std::vector<std::string>& extra = {});
+                             const std::vector<std::string>& extra = {}, bool with_token = true);
   // Sends `signal` and reaps; returns the exit status as waitpid reports it.
   int Kill(Process& process, int signal);
   int KillServer(int signal) { return Kill(server_, signal); }

@@ -164,85 +164,71 @@ TEST(OnnxImportTest, RefusesFilesThatAreNotOnnx) {
 // ConstantOfShape of [2^13, 2^13] (a 256 MB "constant"), an input of
 // 2^20 x 2^20 x 2^20 elements (tests/fuzz/onnx_import_fuzz.cc found the first
 // and the last: a 16 GB reservation, and element counts that overflowed).
+// A float tensor's ValueInfo: its name and, when given, its dimensions.
+void SetFloatTensor(onnx::ValueInfoProto* v, const std::string& name,
+                    const std::vector<int64_t>& dims) {
+  v->set_name(name);
+  v->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+  auto* shape = v->mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+}
+
+void AddNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& inputs,
+             const std::string& output) {
+  onnx::NodeProto* node = g->add_node();
+  node->set_op_type(op);
+  for (const std::string& in : inputs) node->add_input(in);
+  node->add_output(output);
+}
+
+// An opset-13 model from float input x (of `x_dims`) to output y (of
+// `y_dims`; none: left to inference), with the nodes `fill` adds.
+std::string ModelWith(const std::function<void(onnx::GraphProto*)>& fill,
+                      const std::vector<int64_t>& x_dims = {4},
+                      const std::vector<int64_t>& y_dims = {}) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(13);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("g");
+  SetFloatTensor(graph->add_input(), "x", x_dims);
+  fill(graph);
+  SetFloatTensor(graph->add_output(), "y", y_dims);
+  return model.SerializeAsString();
+}
+
 TEST(OnnxImportTest, RefusesSizesTheFileCannotHold) {
-  auto model_with = [](const std::function<void(onnx::GraphProto*)>& fill) {
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(13);
-    onnx::GraphProto* graph = model.mutable_graph();
-    graph->set_name("g");
-    onnx::ValueInfoProto* input = graph->add_input();
-    input->set_name("x");
-    input->mutable_type()->mutable_tensor_type()->set_elem_type(1);
-    input->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(4);
-    fill(graph);
-    return model.SerializeAsString();
-  };
-  const std::string huge_initializer = model_with([](onnx::GraphProto* g) {
+  const std::string huge_initializer = ModelWith([](onnx::GraphProto* g) {
     onnx::TensorProto* w = g->add_initializer();
     w->set_name("w");
     w->set_data_type(1);
     w->add_dims(4);
     w->add_dims(int64_t{1} << 40);
     for (int i = 0; i < 16; ++i) w->add_float_data(1.0f);
-    onnx::NodeProto* add = g->add_node();
-    add->set_op_type("Add");
-    add->add_input("x");
-    add->add_input("w");
-    add->add_output("y");
-    onnx::ValueInfoProto* y = g->add_output();
-    y->set_name("y");
-    y->mutable_type()->mutable_tensor_type()->set_elem_type(1);
-    y->mutable_type()->mutable_tensor_type()->mutable_shape();
+    AddNode(g, "Add", {"x", "w"}, "y");
   });
   const absl::Status lie = ImportOnnxBytes(huge_initializer, "lie").status();
   EXPECT_EQ(lie.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(lie.message()), HasSubstr("only 16 values"));
 
-  const std::string huge_constant = model_with([](onnx::GraphProto* g) {
+  const std::string huge_constant = ModelWith([](onnx::GraphProto* g) {
     onnx::TensorProto* shape = g->add_initializer();
     shape->set_name("shape");
     shape->set_data_type(7);
     shape->add_dims(2);
     shape->add_int64_data(int64_t{1} << 13);
     shape->add_int64_data(int64_t{1} << 13);
-    onnx::NodeProto* fill = g->add_node();
-    fill->set_op_type("ConstantOfShape");
-    fill->add_input("shape");
-    fill->add_output("c");
-    onnx::NodeProto* add = g->add_node();
-    add->set_op_type("Add");
-    add->add_input("x");
-    add->add_input("c");
-    add->add_output("y");
-    onnx::ValueInfoProto* y = g->add_output();
-    y->set_name("y");
-    y->mutable_type()->mutable_tensor_type()->set_elem_type(1);
-    y->mutable_type()->mutable_tensor_type()->mutable_shape();
+    AddNode(g, "ConstantOfShape", {"shape"}, "c");
+    AddNode(g, "Add", {"x", "c"}, "y");
   });
   const absl::Status big = ImportOnnxBytes(huge_constant, "big").status();
   EXPECT_EQ(big.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(big.message()), HasSubstr("elements: not a constant this importer folds"));
 
-  onnx::ModelProto huge_input;
-  huge_input.ParseFromString(model_with([](onnx::GraphProto* g) {
-    onnx::NodeProto* relu = g->add_node();
-    relu->set_op_type("Relu");
-    relu->add_input("x");
-    relu->add_output("y");
-    onnx::ValueInfoProto* y = g->add_output();
-    y->set_name("y");
-    y->mutable_type()->mutable_tensor_type()->set_elem_type(1);
-    y->mutable_type()->mutable_tensor_type()->mutable_shape();
-  }));
-  auto* dims = huge_input.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
-                   ->mutable_shape();
-  auto* out_dims = huge_input.mutable_graph()->mutable_output(0)->mutable_type()
-                       ->mutable_tensor_type()->mutable_shape();
-  dims->mutable_dim(0)->set_dim_value(int64_t{1} << 20);
-  for (int d = 0; d < 2; ++d) dims->add_dim()->set_dim_value(int64_t{1} << 20);
-  for (int d = 0; d < 3; ++d) out_dims->add_dim()->set_dim_value(int64_t{1} << 20);
-  const absl::Status input = ImportOnnxBytes(huge_input.SerializeAsString(), "input").status();
+  const std::vector<int64_t> cube = {int64_t{1} << 20, int64_t{1} << 20, int64_t{1} << 20};
+  const std::string huge_input =
+      ModelWith([](onnx::GraphProto* g) { AddNode(g, "Relu", {"x"}, "y"); }, cube, cube);
+  const absl::Status input = ImportOnnxBytes(huge_input, "input").status();
   EXPECT_EQ(input.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(input.message()), HasSubstr("more than 2^36 elements"));
 }
