@@ -82,6 +82,7 @@ v1::MeasureResult MeasureResultToWire(const MeasureResult& r) {
   w.set_build_s(r.build_s);
   w.set_run_s(r.run_s);
   w.set_binary_bytes(r.binary_bytes);
+  if (r.host_busy_cores >= 0) w.set_host_busy_cores(r.host_busy_cores);
   return w;
 }
 
@@ -110,6 +111,12 @@ absl::StatusOr<MeasureResult> MeasureResultFromWire(const v1::MeasureResult& w) 
   r.build_s = w.build_s();
   r.run_s = w.run_s();
   r.binary_bytes = w.binary_bytes();
+  if (w.has_host_busy_cores()) {
+    if (!FiniteNonNegative(w.host_busy_cores())) {
+      return absl::InvalidArgumentError("result: negative or non-finite host_busy_cores");
+    }
+    r.host_busy_cores = w.host_busy_cores();
+  }
   return r;
 }
 

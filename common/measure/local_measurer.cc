@@ -26,6 +26,7 @@
 #include "common/measure/cpu_runner.h"
 #include "common/measure/cuda_compile_sandboxed.h"
 #include "common/measure/cuda_runner_sandboxed.h"
+#include "common/measure/host_load.h"
 #include "common/measure/reference_cache.h"
 #include "common/schedule/state.h"
 
@@ -162,9 +163,11 @@ void MeasureCpu(const std::vector<MeasureInput>& inputs, const std::vector<size_
     }
     r->build_s = modules[k]->build_seconds;
     r->binary_bytes = modules[k]->binary_bytes;
+    const std::optional<HostCpuSample> before = SampleHostCpu();
     Finish(RunCpuModuleSandboxed(*modules[k], prepared[k].program, prepared[k].reference->inputs,
                                  prepared[k].reference->outputs, options, inputs[owners[k]].device),
            r);
+    r->host_busy_cores = OtherBusyCores(before, SampleHostCpu());
     if (!modules[k]->path.empty()) {
       std::error_code ec;
       std::filesystem::remove(modules[k]->path, ec);

@@ -72,6 +72,10 @@ struct MeasureResult {
   double build_s = 0;  // compiler wall time
   double run_s = 0;    // sandbox wall time (fork to reap), all repeats included
   int64_t binary_bytes = 0;
+  // CPU cores kept busy by other work while the kernel ran (host_load.h):
+  // records measured under contention can be filtered out of a dataset.
+  // Negative: not sampled (GPU runs, failures before the run, old records).
+  double host_busy_cores = -1;
   // The worker that measured it; empty: whoever the caller is (a local
   // measurer leaves it empty).
   std::string measured_by;

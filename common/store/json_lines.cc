@@ -8,7 +8,9 @@
 //    "device":{…DeviceProfileToJson…},
 //    "steps":"SP 2 0 64 [2,1,4]; …","error":"none","phase":"","message":"",
 //    "repeat_costs_s":[…],"mean_s":…,"build_s":…,"run_s":…,"binary_bytes":…,
-//    "measured_by":"…","measured_at_unix_ms":…}
+//    "measured_by":"…","measured_at_unix_ms":…[,"host_busy_cores":…]}
+// "host_busy_cores" (MeasureResult::host_busy_cores) is left out when it was
+// not sampled; lines without it (older exports) import as not sampled.
 // Doubles print as the shortest text that parses back to the same value.
 // "workload_display_text" may be "" (see workload_text.h).
 #include <cerrno>
@@ -91,7 +93,7 @@ absl::Status FetchReferences(const SqliteDb& db, const std::vector<StoredRecord>
 
 json RecordLine(const StoredRecord& r, const WorkloadText& workload, const json& device) {
   const MeasureResult& m = r.result;
-  return json{{"format", kFormat},
+  json line{{"format", kFormat},
               {"version", kFormatVersion},
               {"workload_key", r.workload_key},
               {"workload_text", workload.text},
@@ -109,6 +111,8 @@ json RecordLine(const StoredRecord& r, const WorkloadText& workload, const json&
               {"binary_bytes", m.binary_bytes},
               {"measured_by", r.measured_by},
               {"measured_at_unix_ms", r.measured_at_unix_ms}};
+  if (m.host_busy_cores >= 0) line["host_busy_cores"] = m.host_busy_cores;
+  return line;
 }
 
 // ---- Import -------------------------------------------------------------------
@@ -252,6 +256,9 @@ absl::Status ParseLine(const std::string& line, const std::string& where, Import
   PRUNER_ASSIGN_OR_RETURN(r.result.binary_bytes, f.Int("binary_bytes"));
   PRUNER_ASSIGN_OR_RETURN(r.measured_by, f.String("measured_by"));
   PRUNER_ASSIGN_OR_RETURN(r.measured_at_unix_ms, f.Int("measured_at_unix_ms"));
+  if (obj.contains("host_busy_cores")) {
+    PRUNER_ASSIGN_OR_RETURN(r.result.host_busy_cores, f.Double("host_busy_cores"));
+  }
   PRUNER_RETURN_IF_ERROR(store_internal::ValidateRecord(r, where));
   batch->records.push_back(std::move(r));
   return absl::OkStatus();

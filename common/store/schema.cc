@@ -154,12 +154,21 @@ CREATE TABLE quarantined_workers (
 );
 )sql";
 
+// Version 3: the contention signal of each record (MeasureResult::
+// host_busy_cores): CPU cores busy with other work while the kernel ran, so a
+// dataset can leave out records measured on a busy machine. -1: not sampled
+// (records from before, GPU runs, failures before the run).
+const char* const kSchemaV3 = R"sql(
+ALTER TABLE records ADD COLUMN host_busy_cores REAL NOT NULL DEFAULT -1;
+)sql";
+
 const std::vector<Migration>& SchemaMigrations() {
   static const std::vector<Migration>* migrations = new std::vector<Migration>{
       {1, "initial schema: workloads, devices, records, jobs, tasks, curves, checkpoints",
        kSchemaV1},
       {2, "verified bests (a second measurement per best record, with its verdict); "
           "quarantined workers", kSchemaV2},
+      {3, "records keep the host's busy cores while their kernel ran", kSchemaV3},
   };
   return *migrations;
 }

@@ -139,7 +139,8 @@ absl::Status ValidateRecord(const StoredRecord& r, std::string_view where) {
   }
   const MeasureResult& m = r.result;
   for (auto [value, name] : {std::pair{m.mean_s, "mean_s"}, std::pair{m.build_s, "build_s"},
-                             std::pair{m.run_s, "run_s"}}) {
+                             std::pair{m.run_s, "run_s"},
+                             std::pair{m.host_busy_cores, "host_busy_cores"}}) {
     PRUNER_RETURN_IF_ERROR(CheckFinite(value, where, name));
   }
   return CheckAllFinite(m.repeat_costs_s, where, "repeat_costs_s");
@@ -150,8 +151,8 @@ absl::StatusOr<int64_t> InsertRecord(SqliteDb& db, const StoredRecord& r) {
                           db.Prepare(
       "INSERT INTO records(workload_key, device_key, steps, error, phase, message, "
       "repeat_costs_json, mean_s, build_s, run_s, binary_bytes, measured_by, "
-      "measured_at_unix_ms, job_id, task_index) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"));
+      "measured_at_unix_ms, job_id, task_index, host_busy_cores) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"));
   const MeasureResult& m = r.result;
   put.BindText(1, r.workload_key)
       .BindText(2, r.device_key)
@@ -166,7 +167,8 @@ absl::StatusOr<int64_t> InsertRecord(SqliteDb& db, const StoredRecord& r) {
       .BindInt(11, m.binary_bytes)
       .BindText(12, r.measured_by)
       .BindInt(13, r.measured_at_unix_ms)
-      .BindInt(15, r.task_index);
+      .BindInt(15, r.task_index)
+      .BindDouble(16, m.host_busy_cores < 0 ? -1.0 : m.host_busy_cores);
   // Job 0 ("no job") is NULL so that the REFERENCES clause holds.
   if (r.job_id == 0) {
     put.BindNull(14);
@@ -184,7 +186,7 @@ const char kRecordColumns[] =
     "(SELECT check_record_id FROM verifications AS v WHERE v.record_id = records.id), "
     "(SELECT record_id FROM verifications AS v WHERE v.check_record_id = records.id), "
     "(SELECT c.mean_s FROM verifications AS v JOIN records AS c ON c.id = v.check_record_id "
-    "WHERE v.record_id = records.id)";
+    "WHERE v.record_id = records.id), host_busy_cores";
 
 absl::StatusOr<std::vector<StoredRecord>> ReadRecords(Statement& stmt) {
   std::vector<StoredRecord> records;
@@ -219,6 +221,7 @@ absl::StatusOr<std::vector<StoredRecord>> ReadRecords(Statement& stmt) {
     r.measured_at_unix_ms = stmt.Int(13);
     r.job_id = stmt.IsNull(14) ? 0 : stmt.Int(14);
     r.task_index = static_cast<int>(stmt.Int(15));
+    r.result.host_busy_cores = stmt.Double(20);
     if (!stmt.IsNull(16)) {
       const std::string verdict = stmt.Text(16);
       if (verdict != "verified" && verdict != "disputed") {

@@ -53,6 +53,7 @@ class StoreJsonLinesTest : public ::testing::Test {
                 OkRecord(a_.WorkloadKey(), cpu_.name, 7e-4, 3),
                 OkRecord(b_.WorkloadKey(), gpu_.name, 1.0 / 7.0 * 1e-5, 4),
                 ErrorRecord(b_.WorkloadKey(), cpu_.name, MeasureError::kWrongResult, 5)};
+    records_[0].result.host_busy_cores = 0.375;  // the others were not sampled
     records_[0].job_id = job_id;  // job fields stay behind: ids are per database
     records_[0].task_index = 0;
     ASSIGN_OR_FAIL(std::vector<int64_t> ids, source_->AddRecords(records_));

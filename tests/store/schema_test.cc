@@ -127,6 +127,30 @@ TEST(StoreSchemaTest, AVersion1FileGainsVerifications) {
   EXPECT_EQ(best.verdict, Verdict::kUnverified);
 }
 
+TEST(StoreSchemaTest, RecordsOfAVersion2FileReadAsNotSampledForHostLoad) {
+  TempDir dir;
+  const std::string path = dir.File("v2.db");
+  const ComputeDag dag = Matmul(8, 8, 8);
+  {
+    ASSIGN_OR_FAIL(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, 1000));
+    const std::vector<Migration> v2(SchemaMigrations().begin(), SchemaMigrations().begin() + 2);
+    ASSIGN_OR_FAIL(int version, MigrateSchema(*db, v2));
+    ASSERT_EQ(version, 2);
+    ASSERT_STATUS_OK(db->Exec(
+        "INSERT INTO workloads VALUES ('" + dag.WorkloadKey() + "', '" + dag.CanonicalText() +
+        "', '', 1, '', 0);"
+        "INSERT INTO devices VALUES ('d', 'cpu', '{}', 0);"
+        "INSERT INTO records(workload_key, device_key, steps, error, phase, message, "
+        "repeat_costs_json, mean_s, build_s, run_s, binary_bytes, measured_by, "
+        "measured_at_unix_ms, job_id, task_index) VALUES ('" + dag.WorkloadKey() +
+        "', 'd', '', 'none', '', '', '[0.001]', 0.001, 0, 0, 0, '', 1, NULL, -1);"));
+  }
+  ASSIGN_OR_FAIL(auto store, RecordsStore::Open(path));
+  ASSIGN_OR_FAIL(std::vector<StoredRecord> records, store->ListRecords(dag.WorkloadKey()));
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].result.host_busy_cores, -1);
+}
+
 TEST(StoreSchemaTest, AFailingMigrationLeavesTheFileAsItWas) {
   TempDir dir;
   const std::string path = dir.File("records.db");

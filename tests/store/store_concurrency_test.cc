@@ -285,7 +285,7 @@ TEST(StoreConcurrencyTest, AnOpenWriteTransactionBlocksNoReader) {
   ASSERT_STATUS_OK(raw->Exec("INSERT INTO records SELECT NULL, workload_key, device_key, steps, "
                              "error, phase, message, repeat_costs_json, mean_s / 2, build_s, "
                              "run_s, binary_bytes, measured_by, measured_at_unix_ms + 1, job_id, "
-                             "task_index FROM records"));
+                             "task_index, host_busy_cores FROM records"));
   const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_FAIL(auto reader, RecordsStore::Open(path));
   ASSIGN_OR_FAIL(int64_t count, reader->CountRecords());

@@ -48,7 +48,7 @@ TEST(StoreJobStatusTest, EveryStatusParsesBack) {
 TEST(StoreTest, NewDatabaseHasTheLatestSchema) {
   ASSIGN_OR_FAIL(auto store, RecordsStore::Open(":memory:"));
   EXPECT_EQ(store->schema_version(), store_internal::LatestSchemaVersion());
-  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(store->schema_version(), 3);
   ASSIGN_OR_FAIL(int64_t count, store->CountRecords());
   EXPECT_EQ(count, 0);
 }

@@ -106,6 +106,7 @@ void ExpectSameRecord(const StoredRecord& want, const StoredRecord& got, bool wi
   ExpectSameDouble(want.result.build_s, got.result.build_s, "build_s");
   ExpectSameDouble(want.result.run_s, got.result.run_s, "run_s");
   EXPECT_EQ(want.result.binary_bytes, got.result.binary_bytes);
+  EXPECT_EQ(want.result.host_busy_cores, got.result.host_busy_cores);
   EXPECT_EQ(want.measured_by, got.measured_by);
   EXPECT_EQ(want.measured_at_unix_ms, got.measured_at_unix_ms);
 }
