@@ -27,8 +27,8 @@ TensorId InvertedResidual(GraphBuilder& b, TensorId x, int64_t out_channels, int
 
 }  // namespace
 
-absl::StatusOr<Graph> BuildMobileNetV2(int64_t batch, int64_t image_size) {
-  GraphBuilder b("mobilenet-v2");
+absl::StatusOr<Graph> BuildMobileNetV2(int64_t batch, int64_t image_size, std::string name) {
+  GraphBuilder b(std::move(name));
   TensorId x = b.Input("data", {batch, 3, image_size, image_size});
   {
     auto scope = b.Scope("features.0");

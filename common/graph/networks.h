@@ -21,12 +21,23 @@
 
 namespace pruner {
 
-// "bert-base", "bert-tiny", "mobilenet-v2", "resnet-50" (sorted); every one at
-// batch 1, images 224x224, BERT sequences of 128.
+// The built-in networks, sorted: the BERT family (tiny, mini, small, base,
+// large: Google's BERT miniatures and the two originals), mobilenet-v2,
+// resnet-18/34/50, resnext-50 (32x4d), vgg-16, wide-resnet-50 (_2). By
+// default every one runs at batch 1, images 224x224, BERT sequences of 128.
 std::vector<std::string> KnownNetworks();
 
-// One of KnownNetworks(); anything else is NotFound listing the known names.
-absl::StatusOr<Graph> BuildNetwork(std::string_view name);
+// A network, optionally at other shapes: "NAME" or "NAME:KEY=VALUE,...",
+// e.g. "resnet-50:batch=4,image=160" or "bert-base:seq=256". Keys: batch
+// (every network), image (the CNNs; a multiple of 32 from 32 to 1024), seq
+// (BERT; 1 to 4096). An unknown name is NotFound listing the known names; an
+// unknown key or bad value InvalidArgument. The graph's name is the spec in
+// canonical form: the name, then the keys that differ from the defaults in
+// the order batch, image, seq ("resnet-50:batch=4,image=160").
+absl::StatusOr<Graph> BuildNetwork(std::string_view spec);
+
+// The canonical form of a spec (see above), or its error.
+absl::StatusOr<std::string> CanonicalNetworkSpec(std::string_view spec);
 
 // torchvision's resnet50 (the "v1.5" bottleneck: the stride sits on the 3x3
 // conv; downsample = 1x1 conv + folded BN on the first block of each stage):
@@ -34,11 +45,29 @@ absl::StatusOr<Graph> BuildNetwork(std::string_view name);
 // (out = relu(conv3(...) + identity)), global average pool, flatten, fc.
 absl::StatusOr<Graph> BuildResNet50(int64_t batch = 1, int64_t image_size = 224);
 
+// The whole torchvision ResNet family: blocks per stage, BasicBlock (18/34)
+// or Bottleneck (50+), and the Bottleneck's 3x3 width (width_per_group 128:
+// wide_resnet50_2; groups 32 x 4: resnext50_32x4d).
+struct ResNetConfig {
+  int blocks[4] = {3, 4, 6, 3};
+  bool bottleneck = true;
+  int64_t groups = 1;
+  int64_t width_per_group = 64;
+  int64_t batch = 1;
+  int64_t image_size = 224;
+};
+absl::StatusOr<Graph> BuildResNet(const ResNetConfig& config, std::string name);
+
+// torchvision's vgg16 (see vgg.cc).
+absl::StatusOr<Graph> BuildVgg16(int64_t batch = 1, int64_t image_size = 224,
+                                 std::string name = "vgg-16");
+
 // torchvision's mobilenet_v2 (width 1.0): stem conv 3x3/2 + relu6, 17
 // inverted residual blocks (1x1 expand + relu6 unless t = 1, 3x3 depthwise
 // + relu6, 1x1 linear projection, residual add when stride 1 and in == out
 // channels), 1x1 conv to 1280 + relu6, global average pool, flatten, fc.
-absl::StatusOr<Graph> BuildMobileNetV2(int64_t batch = 1, int64_t image_size = 224);
+absl::StatusOr<Graph> BuildMobileNetV2(int64_t batch = 1, int64_t image_size = 224,
+                                       std::string name = "mobilenet-v2");
 
 struct BertConfig {
   int layers = 12;

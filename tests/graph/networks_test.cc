@@ -70,11 +70,58 @@ const Expected kExpected[] = {
 };
 
 TEST(NetworksTest, KnownNetworksAreSortedAndUnknownNamesAreNotFound) {
-  EXPECT_THAT(KnownNetworks(), ElementsAre("bert-base", "bert-tiny", "mobilenet-v2", "resnet-50"));
-  absl::StatusOr<Graph> g = BuildNetwork("vgg-16");
+  EXPECT_THAT(KnownNetworks(),
+              ElementsAre("bert-base", "bert-large", "bert-mini", "bert-small", "bert-tiny",
+                          "mobilenet-v2", "resnet-18", "resnet-34", "resnet-50", "resnext-50",
+                          "vgg-16", "wide-resnet-50"));
+  absl::StatusOr<Graph> g = BuildNetwork("vgg-19");
   EXPECT_EQ(g.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(g.status().message()),
-              HasSubstr("unknown network 'vgg-16'; known: bert-base, bert-tiny"));
+              HasSubstr("unknown network 'vgg-19'; known: bert-base, bert-large"));
+}
+
+// torchvision's documented GFLOPS of its classification models (which count
+// multiply-adds) at 224x224: ours must agree to 0.5%.
+TEST(NetworksTest, TorchvisionMultiplyAddsOfTheCnns) {
+  const std::pair<const char*, double> kTorchvisionGmacs[] = {
+      {"resnet-18", 1.81}, {"resnet-34", 3.66},       {"resnet-50", 4.09},
+      {"resnext-50", 4.23}, {"wide-resnet-50", 11.40}, {"vgg-16", 15.47},
+      {"mobilenet-v2", 0.30}};
+  for (const auto& [name, gmacs] : kTorchvisionGmacs) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<Graph> g = BuildNetwork(name);
+    ASSERT_TRUE(g.ok()) << g.status();
+    absl::StatusOr<std::vector<GraphTask>> tasks = ExtractTasks(*g);
+    ASSERT_TRUE(tasks.ok()) << tasks.status();
+    EXPECT_NEAR(WeightedMacs(*tasks) / 1e9, gmacs, gmacs * 0.005 + 0.005);
+  }
+}
+
+std::vector<int64_t> InputShape(const Graph& g) {
+  for (const GraphTensor& t : g.tensors()) {
+    if (t.kind == TensorKind::kInput) return t.shape;
+  }
+  return {};
+}
+
+TEST(NetworksTest, SpecsSelectShapesAndNameTheGraphCanonically) {
+  absl::StatusOr<Graph> g = BuildNetwork("resnet-50:image=160,batch=4");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->name(), "resnet-50:batch=4,image=160");
+  EXPECT_EQ(InputShape(*g), (std::vector<int64_t>{4, 3, 160, 160}));
+  absl::StatusOr<Graph> bert = BuildNetwork("bert-base:seq=64");
+  ASSERT_TRUE(bert.ok()) << bert.status();
+  EXPECT_EQ(InputShape(*bert), (std::vector<int64_t>{64, 768}));
+  // Defaults spelled out are the plain name: one network, one name.
+  EXPECT_EQ(*CanonicalNetworkSpec("bert-tiny:seq=128,batch=1"), "bert-tiny");
+  for (const char* bad : {"bert-tiny:image=224", "resnet-18:seq=64", "resnet-18:image=100",
+                          "resnet-18:batch=0", "resnet-18:batch=x", "resnet-18:batch",
+                          "bert-base:seq=5000"}) {
+    SCOPED_TRACE(bad);
+    absl::StatusOr<std::string> spec = CanonicalNetworkSpec(bad);
+    EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(spec.status().message()), HasSubstr(bad));
+  }
 }
 
 TEST(NetworksTest, TaskCountsWeightsAndFlops) {
