@@ -15,6 +15,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "client/dataset_commands.h"
 #include "client/job_source_local.h"
 #include "client/pretrain_command.h"
 #include "client/records_commands.h"
@@ -25,6 +26,7 @@
 #include "common/codegen/cpu_compiler.h"
 #include "common/device/device_profile.h"
 #include "common/device/device_profile_json.h"
+#include "common/graph/networks.h"
 #include "common/ir/ops.h"
 #include "common/sketch/sketch.h"
 #include "common/tune/job_tasks.h"
@@ -234,11 +236,14 @@ int main(int argc, char** argv) {
 
   pruner::TuneCommand tune_command;
   pruner::TuningOptions& topt = tune_command.options;
+  const std::string network_help =
+      absl::StrCat("built-in network: ", absl::StrJoin(pruner::KnownNetworks(), ", "),
+                   "; at other shapes NAME:batch=B,image=I (CNNs) or NAME:batch=B,seq=S (BERTs)");
   auto* tune = app.add_subcommand("tune", "tune operators or a network on the local CPU, in process");
   tune->add_option("--db", tune_command.db, "records database (created if missing)");
   tune->add_option("--op", tune_command.ops, "operator spec (repeatable), see `pruner ops`");
   tune->add_option("--network", tune_command.network,
-                   "built-in network: resnet-50, mobilenet-v2, bert-base, bert-tiny");
+                   network_help);
   tune->add_option("--model", tune_command.model, "ONNX model file (exported by PyTorch)")
       ->check(CLI::ExistingFile);
   tune->add_option("--shape", tune_command.shapes,
@@ -286,7 +291,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> tasks_shapes;
   auto* tasks = app.add_subcommand("tasks", "the tuning tasks of a network or an ONNX model");
   tasks->add_option("--network", tasks_network,
-                    "built-in network: resnet-50, mobilenet-v2, bert-base, bert-tiny");
+                    network_help);
   tasks->add_option("--model", tasks_model, "ONNX model file (exported by PyTorch)")
       ->check(CLI::ExistingFile);
   tasks->add_option("--shape", tasks_shapes,
@@ -369,6 +374,49 @@ int main(int argc, char** argv) {
     command->add_option("--db", db, "records database");
   }
 
+  // A TenSet-style dataset of measured random schedules.
+  pruner::DatasetCollectCommand collect_command;
+  pruner::DatasetCollectOptions& copt = collect_command.options;
+  std::string dataset_dir;
+  double busy_threshold = 0.5;
+  auto* dataset = app.add_subcommand(
+      "dataset", "a dataset of measured random schedules: collect, stats, export, import");
+  dataset->require_subcommand(1);
+  auto* dataset_collect = dataset->add_subcommand(
+      "collect", "measure random schedules of many networks' tasks on the local CPU (resumable)");
+  dataset_collect->add_option("--network", copt.networks,
+                              network_help + " (repeatable; default: every network at TenSet's "
+                              "shape variants)");
+  dataset_collect->add_option("--per-task", copt.per_task, "random schedules per task")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  dataset_collect->add_option("--per-round", copt.per_round, "schedules measured per round")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  dataset_collect->add_option("--seed", copt.seed, "random seed of the first network's job");
+  dataset_collect->add_option("--threads", copt.measure.num_threads,
+                              "OpenMP threads per kernel (0: all hardware threads)")
+      ->check(CLI::Range(0, 4096));
+  dataset_collect->add_option("--run-timeout", copt.measure.run_timeout_s, "seconds per sandboxed run");
+  dataset_collect->add_option("--device", collect_command.device, "device profile (the local CPU)");
+  dataset_collect->add_option("--db", collect_command.db, "records database (created if missing)");
+  auto* dataset_stats = dataset->add_subcommand("stats", "what a dataset holds, per device");
+  dataset_stats->add_option("--device", records_device, "only this device key");
+  dataset_stats->add_option("--busy-threshold", busy_threshold,
+                            "other work (cores) above which a record counts as measured busy")
+      ->capture_default_str();
+  auto* dataset_export = dataset->add_subcommand(
+      "export", "write compressed shards, one per device (<device>.jsonl.xz + <device>.jobs.json)");
+  dataset_export->add_option("dir", dataset_dir, "output directory")->required();
+  dataset_export->add_option("--device", records_device, "only this device key");
+  auto* dataset_import = dataset->add_subcommand("import", "read every shard of a directory");
+  dataset_import->add_option("dir", dataset_dir, "directory of shards")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  for (CLI::App* command : {dataset_stats, dataset_export, dataset_import}) {
+    command->add_option("--db", db, "records database");
+  }
+
   pruner::PretrainCommand pretrain_command;
   auto* pretrain = app.add_subcommand(
       "pretrain", "train a PaCM checkpoint from a device's records (for moa-pruner elsewhere)");
@@ -403,6 +451,10 @@ int main(int argc, char** argv) {
   if (*records_import) return pruner::RunRecordsImport(db, path);
   if (*records_purge) return pruner::RunRecordsPurge(db, purge_worker, purge_dry_run);
   if (*pretrain) return pruner::RunPretrain(pretrain_command);
+  if (*dataset_collect) return pruner::RunDatasetCollect(collect_command);
+  if (*dataset_stats) return pruner::RunDatasetStats(db, records_device, busy_threshold);
+  if (*dataset_export) return pruner::RunDatasetExport(db, dataset_dir, records_device);
+  if (*dataset_import) return pruner::RunDatasetImport(db, dataset_dir);
   if (*ops) return pruner::ListOperators();
   if (*devices) return pruner::ListDevices(json);
   if (*sketches) return pruner::PrintSketches(op, device);

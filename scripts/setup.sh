@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libabsl-dev libsqlite3-dev sqlite3 libssl-dev
+  libabsl-dev libsqlite3-dev sqlite3 liblzma-dev xz-utils libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev

@@ -107,9 +107,7 @@ absl::StatusOr<ParsedSpec> ParseSpec(std::string_view spec) {
         if (value < 1 || value > 256) return bad("batch must be 1 to 256");
         p.shape.batch = value;
       } else if (kv.first == "image" && cnn) {
-        if (value < 32 || value > 1024 || value % 32 != 0) {
-          return bad("image must be a multiple of 32 from 32 to 1024");
-        }
+        if (value < 32 || value > 1024) return bad("image must be 32 to 1024");
         p.shape.image = value;
       } else if (kv.first == "seq" && !cnn) {
         if (value < 1 || value > 4096) return bad("seq must be 1 to 4096");

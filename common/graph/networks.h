@@ -29,7 +29,7 @@ std::vector<std::string> KnownNetworks();
 
 // A network, optionally at other shapes: "NAME" or "NAME:KEY=VALUE,...",
 // e.g. "resnet-50:batch=4,image=160" or "bert-base:seq=256". Keys: batch
-// (every network), image (the CNNs; a multiple of 32 from 32 to 1024), seq
+// (every network), image (the CNNs; 32 to 1024), seq
 // (BERT; 1 to 4096). An unknown name is NotFound listing the known names; an
 // unknown key or bad value InvalidArgument. The graph's name is the spec in
 // canonical form: the name, then the keys that differ from the defaults in

@@ -273,6 +273,23 @@ bool IsBlank(const std::string& line) {
 
 absl::Status RecordsStore::ExportJsonLines(const std::string& path,
                                            const std::string& workload_key) const {
+  ExportSelection selection;
+  selection.workload_key = workload_key;
+  return ExportJsonLines(path, selection);
+}
+
+absl::Status RecordsStore::ExportJsonLines(const std::string& path,
+                                           const ExportSelection& selection) const {
+  const std::string& workload_key = selection.workload_key;
+  std::string where;
+  if (!selection.device_key.empty()) where += " AND device_key = ?4";
+  if (!selection.job_ids.empty()) {
+    where += " AND job_id IN (";
+    for (size_t i = 0; i < selection.job_ids.size(); ++i) {
+      absl::StrAppend(&where, i ? ", " : "", selection.job_ids[i]);  // integers: no injection
+    }
+    where += ")";
+  }
   if (!workload_key.empty()) {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (absl::Status st =
@@ -294,9 +311,10 @@ absl::Status RecordsStore::ExportJsonLines(const std::string& path,
       PRUNER_ASSIGN_OR_RETURN(Statement list,
                               impl_->db->Prepare(absl::StrCat(
           "SELECT ", store_internal::kRecordColumns, " FROM records WHERE id > ?1",
-          workload_key.empty() ? "" : " AND workload_key = ?2", " ORDER BY id LIMIT ?3")));
+          workload_key.empty() ? "" : " AND workload_key = ?2", where, " ORDER BY id LIMIT ?3")));
       list.BindInt(1, last_id).BindInt(3, kExportPage);
       if (!workload_key.empty()) list.BindText(2, workload_key);
+      if (!selection.device_key.empty()) list.BindText(4, selection.device_key);
       PRUNER_ASSIGN_OR_RETURN(std::vector<StoredRecord> records, store_internal::ReadRecords(list));
       page = std::move(records);
       PRUNER_RETURN_IF_ERROR(FetchReferences(*impl_->db, page, &workloads, &devices));

@@ -192,6 +192,14 @@ class RecordsStore {
   absl::StatusOr<StoredJob> GetJob(int64_t job_id) const;
   absl::StatusOr<std::vector<StoredJob>> ListJobs() const;  // in id order
   absl::Status SetJobStatus(int64_t job_id, JobStatus status);
+  // Records that belong to no job (imported ones), with ids above
+  // `after_record_id`, on the job's device and of one of its tasks'
+  // workloads, become the job's (job id and that task's index): how a job
+  // recreated from another database gets its records back. Returns how many.
+  absl::StatusOr<int64_t> AdoptRecords(int64_t job_id, int64_t after_record_id);
+  // The highest record id (0 when there is none): with AdoptRecords, marks
+  // where an import begins.
+  absl::StatusOr<int64_t> MaxRecordId() const;
   absl::Status AddCurvePoint(int64_t job_id, const CurvePoint& point);
   absl::StatusOr<std::vector<CurvePoint>> GetCurve(int64_t job_id) const;  // in insertion order
 
@@ -223,6 +231,14 @@ class RecordsStore {
   // records is returned. Unknown workloads and devices are added; stored
   // device profiles are kept.
   absl::Status ExportJsonLines(const std::string& path, const std::string& workload_key = "") const;
+  // The same for a selection: the records of one device (when device_key is
+  // set) measured by the given jobs (when job_ids is not empty).
+  struct ExportSelection {
+    std::string workload_key;
+    std::string device_key;
+    std::vector<int64_t> job_ids;
+  };
+  absl::Status ExportJsonLines(const std::string& path, const ExportSelection& selection) const;
   absl::StatusOr<int64_t> ImportJsonLines(const std::string& path);
 
  private:

@@ -212,6 +212,34 @@ absl::Status RecordsStore::SetJobStatus(int64_t job_id, JobStatus status) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<int64_t> RecordsStore::AdoptRecords(int64_t job_id, int64_t after_record_id) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  SqliteDb& db = *impl_->db;
+  PRUNER_RETURN_IF_ERROR(store_internal::CheckJobExists(db, job_id, "AdoptRecords"));
+  PRUNER_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(&db, /*immediate=*/true));
+  PRUNER_ASSIGN_OR_RETURN(Statement adopt, db.Prepare(
+      "UPDATE records SET job_id = ?1, task_index = ("
+      "  SELECT t.task_index FROM job_tasks AS t"
+      "  WHERE t.job_id = ?1 AND t.workload_key = records.workload_key ORDER BY t.task_index"
+      "  LIMIT 1) "
+      "WHERE job_id IS NULL AND id > ?2"
+      "  AND device_key = (SELECT device_key FROM jobs WHERE id = ?1)"
+      "  AND workload_key IN (SELECT workload_key FROM job_tasks WHERE job_id = ?1)"));
+  PRUNER_RETURN_IF_ERROR(adopt.BindInt(1, job_id).BindInt(2, after_record_id).Run());
+  const int64_t adopted = db.Changes();
+  PRUNER_RETURN_IF_ERROR(txn.Commit());
+  return adopted;
+}
+
+absl::StatusOr<int64_t> RecordsStore::MaxRecordId() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  PRUNER_ASSIGN_OR_RETURN(Statement max,
+                          impl_->db->Prepare("SELECT coalesce(max(id), 0) FROM records"));
+  PRUNER_ASSIGN_OR_RETURN(bool row, max.Step());
+  if (!row) return absl::InternalError("MaxRecordId: no row");
+  return max.Int(0);
+}
+
 absl::Status RecordsStore::AddCurvePoint(int64_t job_id, const CurvePoint& point) {
   const std::string where = absl::StrCat("curve point of job ", job_id);
   for (auto [value, name] : {std::pair{point.wall_s, "wall_s"},

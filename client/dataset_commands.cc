@@ -1,0 +1,135 @@
+#include "client/dataset_commands.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "common/device/device_profile.h"
+#include "common/measure/local_measurer.h"
+#include "common/store/records_store.h"
+#include "common/tune/dataset_shards.h"
+#include "common/tune/dataset_stats.h"
+
+namespace pruner {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+int Fail(const absl::Status& status) {
+  std::cerr << "error: " << status.message() << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int RunDatasetCollect(const DatasetCollectCommand& c) {
+  auto device = GetDeviceProfile(c.device);
+  if (!device.ok()) return Fail(device.status());
+  if (device->IsGpu()) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        "device ", device->name,
+        ": in-process collection measures on the local CPU only (collect GPU records through "
+        "the service: bench/gpu/records.sh)")));
+  }
+  auto store = RecordsStore::Open(c.db);
+  if (!store.ok()) return Fail(store.status());
+  const DeviceProfile local = WithStableCpuKey(*device);
+  std::unique_ptr<Measurer> measurer = MakeLocalMeasurer(c.options.measure);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  std::printf("dataset on %s into %s: %d random schedules per task\n", local.name.c_str(),
+              c.db.c_str(), c.options.per_task);
+  const auto start = std::chrono::steady_clock::now();
+  int64_t measured = 0;
+  DatasetCollectCallbacks callbacks;
+  callbacks.on_network = [](const DatasetNetworkReport& r) {
+    if (r.job_id == 0) {
+      std::printf("%-32s %2d tasks, all collected under earlier networks\n", r.spec.c_str(),
+                  r.tasks);
+    } else if (r.skipped) {
+      std::printf("%-32s job %lld done (%lld trials)\n", r.spec.c_str(),
+                  static_cast<long long>(r.job_id), static_cast<long long>(r.trials));
+    } else {
+      std::printf("%-32s job %lld: %d of %d tasks new, %lld/%lld trials\n", r.spec.c_str(),
+                  static_cast<long long>(r.job_id), r.new_tasks, r.tasks,
+                  static_cast<long long>(r.trials), static_cast<long long>(r.trial_budget));
+    }
+    std::fflush(stdout);
+  };
+  callbacks.on_round = [&](const DatasetNetworkReport& n, const RoundReport& r) {
+    measured += r.measured;
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("  %-30s %lld/%lld  %-40s %2d/%2d ok  %.1f records/s\n", n.spec.c_str(),
+                static_cast<long long>(r.trials), static_cast<long long>(r.trial_budget),
+                r.task >= 0 && r.task < static_cast<int>(r.tasks.size())
+                    ? r.tasks[r.task].name.substr(0, 40).c_str()
+                    : "",
+                r.ok, r.measured, s > 0 ? measured / s : 0.0);
+    std::fflush(stdout);
+  };
+  auto reports = CollectDataset(store->get(), measurer.get(), local, c.options, callbacks, &g_stop);
+  if (!reports.ok()) return Fail(reports.status());
+  if (g_stop.load()) {
+    std::printf("stopped: run the same command again to continue\n");
+    return 0;
+  }
+  std::printf("collected: %lld records this run; `pruner dataset stats --db %s`\n",
+              static_cast<long long>(measured), c.db.c_str());
+  return 0;
+}
+
+int RunDatasetStats(const std::string& db, const std::string& device_key, double busy_threshold) {
+  auto store = RecordsStore::Open(db);
+  if (!store.ok()) return Fail(store.status());
+  auto stats = ComputeDatasetStats(**store, device_key, busy_threshold);
+  if (!stats.ok()) return Fail(stats.status());
+  for (const DatasetDeviceStats& s : *stats) {
+    std::printf("%s\n", s.device_key.c_str());
+    std::printf("  networks   %d (%d done)\n", s.networks, s.networks_done);
+    std::printf("  records    %lld of %lld planned: %lld ok", static_cast<long long>(s.trials),
+                static_cast<long long>(s.trial_budget), static_cast<long long>(s.ok_records));
+    for (const auto& [error, n] : s.errors) std::printf(", %lld %s", static_cast<long long>(n), error.c_str());
+    std::printf("\n  workloads  %d with an ok record\n", s.workloads);
+    std::printf("  host       %lld ok records quiet (< %.2g busy cores), %lld busy, %lld not sampled\n",
+                static_cast<long long>(s.quiet_records), busy_threshold,
+                static_cast<long long>(s.busy_records),
+                static_cast<long long>(s.unsampled_records));
+    std::printf("  %-14s %9s %10s\n", "family", "workloads", "ok records");
+    for (const auto& [family, f] : s.families) {
+      std::printf("  %-14s %9d %10lld\n", family.c_str(), f.workloads,
+                  static_cast<long long>(f.ok_records));
+    }
+  }
+  return 0;
+}
+
+int RunDatasetExport(const std::string& db, const std::string& dir, const std::string& device_key) {
+  auto store = RecordsStore::Open(db);
+  if (!store.ok()) return Fail(store.status());
+  auto reports = ExportDatasetShards(**store, dir, device_key);
+  if (!reports.ok()) return Fail(reports.status());
+  for (const DatasetShardReport& r : *reports) {
+    std::printf("%s: %d networks, %lld records -> %s\n", r.device_key.c_str(), r.jobs,
+                static_cast<long long>(r.records), r.records_path.c_str());
+  }
+  return 0;
+}
+
+int RunDatasetImport(const std::string& db, const std::string& dir) {
+  auto store = RecordsStore::Open(db);
+  if (!store.ok()) return Fail(store.status());
+  auto reports = ImportDatasetShards(store->get(), dir);
+  if (!reports.ok()) return Fail(reports.status());
+  for (const DatasetShardReport& r : *reports) {
+    std::printf("%s: %lld new records, %d networks added (from %s)\n", r.device_key.c_str(),
+                static_cast<long long>(r.records), r.jobs, r.records_path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace pruner

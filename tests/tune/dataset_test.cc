@@ -1,0 +1,218 @@
+// The dataset feature end to end, with real measurement of small BERT shapes:
+// collection spends per-task schedules on each network's new tasks and
+// leaves shared workloads to the first network; it stops and resumes without
+// measuring a schedule twice, also across an export to shards and an import
+// into another database; and bad input is refused before anything runs.
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include "common/measure/local_measurer.h"
+#include "common/store/records_store.h"
+#include "common/tune/dataset_collection.h"
+#include "common/tune/dataset_shards.h"
+#include "common/tune/dataset_stats.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/store/store_test_util.h"
+#include "tests/tune/tune_test_util.h"
+
+namespace pruner {
+namespace {
+
+using ::testing::HasSubstr;
+
+// 8 tasks; the second network has 8 rows in its dense layers too, so 5 of
+// its 8 tasks (layer norm and the four dense ones) are the first's.
+const std::vector<std::string> kNetworks = {"bert-tiny:seq=8", "bert-tiny:batch=2,seq=4"};
+
+DatasetCollectOptions Quick() {
+  DatasetCollectOptions o;
+  o.networks = kNetworks;
+  o.per_task = 2;
+  o.per_round = 2;
+  o.measure = QuickOptions("random", 1, 1).measure;
+  return o;
+}
+
+std::map<std::string, StoredJob> JobsByName(const RecordsStore& store) {
+  std::map<std::string, StoredJob> jobs;
+  auto list = store.ListJobs();
+  EXPECT_TRUE(list.ok()) << list.status();
+  for (StoredJob& j : *list) jobs[j.name] = std::move(j);
+  return jobs;
+}
+
+// Every dataset record: (workload, steps) must be unique.
+void ExpectNoScheduleMeasuredTwice(const RecordsStore& store) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& [name, job] : JobsByName(store)) {
+    auto records = store.JobRecords(job.id);
+    ASSERT_TRUE(records.ok());
+    for (const StoredRecord& r : *records) {
+      EXPECT_TRUE(seen.insert({r.workload_key, r.steps}).second) << name << ": " << r.steps;
+    }
+  }
+}
+
+class DatasetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/dataset_test_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  std::string dir_;
+  std::unique_ptr<Measurer> measurer_ = MakeLocalMeasurer(Quick().measure);
+  DeviceProfile device_ = WithStableCpuKey(LocalCpu());
+};
+
+TEST_F(DatasetTest, EachNetworkIsAJobAndSharedWorkloadsAreCollectedOnce) {
+  ASSIGN_OR_FAIL(auto store, RecordsStore::Open(":memory:"));
+  ASSIGN_OR_FAIL(auto reports, CollectDataset(store.get(), measurer_.get(), device_, Quick()));
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].spec, "bert-tiny:seq=8");
+  EXPECT_EQ(reports[0].new_tasks, 8);
+  EXPECT_EQ(reports[1].tasks, 8);
+  EXPECT_EQ(reports[1].new_tasks, 3);
+
+  auto jobs = JobsByName(*store);
+  ASSERT_EQ(jobs.size(), 2u);
+  const StoredJob& first = jobs.at("dataset bert-tiny:seq=8");
+  const StoredJob& second = jobs.at("dataset bert-tiny:batch=2,seq=4");
+  EXPECT_EQ(first.strategy, "random");
+  EXPECT_EQ(first.scheduler, "round-robin");
+  EXPECT_EQ(first.status, JobStatus::kDone);
+  std::set<std::string> first_keys;
+  for (const StoredTask& t : first.tasks) first_keys.insert(t.workload_key);
+  for (const StoredTask& t : second.tasks) EXPECT_FALSE(first_keys.count(t.workload_key)) << t.name;
+
+  // per_task schedules of every task, each verified (ok) and with the host's
+  // other work sampled.
+  for (const StoredJob* job : {&first, &second}) {
+    ASSIGN_OR_FAIL(auto records, store->JobRecords(job->id));
+    std::map<int, int> per_task;
+    for (const StoredRecord& r : records) {
+      ++per_task[r.task_index];
+      EXPECT_TRUE(r.result.ok()) << r.result.Describe();
+      EXPECT_GE(r.result.host_busy_cores, 0);
+    }
+    EXPECT_EQ(per_task.size(), job->tasks.size());
+    for (const auto& [task, n] : per_task) EXPECT_EQ(n, 2) << job->name << " task " << task;
+  }
+  ExpectNoScheduleMeasuredTwice(*store);
+
+  ASSIGN_OR_FAIL(auto stats, ComputeDatasetStats(*store));
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].networks, 2);
+  EXPECT_EQ(stats[0].trials, 22);
+  EXPECT_EQ(stats[0].ok_records, 22);
+  EXPECT_EQ(stats[0].workloads, 11);
+  EXPECT_EQ(stats[0].families.at("dense").workloads, 4);
+  EXPECT_EQ(stats[0].families.at("batch-matmul").workloads, 4);
+  EXPECT_EQ(stats[0].families.at("softmax").workloads, 2);
+  EXPECT_EQ(stats[0].families.at("layer-norm").workloads, 1);
+  EXPECT_EQ(stats[0].quiet_records + stats[0].busy_records, 22);
+
+  // Collecting again finds both jobs done and measures nothing.
+  ASSIGN_OR_FAIL(reports, CollectDataset(store.get(), measurer_.get(), device_, Quick()));
+  EXPECT_TRUE(reports[0].skipped && reports[1].skipped);
+  ASSIGN_OR_FAIL(int64_t count, store->CountRecords());
+  EXPECT_EQ(count, 22);
+}
+
+TEST_F(DatasetTest, AStoppedCollectionResumesInAnotherDatabaseFromItsShards) {
+  ASSIGN_OR_FAIL(auto source, RecordsStore::Open(dir_ + "/source.db"));
+  std::atomic<bool> stop{false};
+  DatasetCollectCallbacks stop_after_two_rounds;
+  int rounds = 0;
+  stop_after_two_rounds.on_round = [&](const DatasetNetworkReport&, const RoundReport&) {
+    if (++rounds == 2) stop.store(true);
+  };
+  ASSIGN_OR_FAIL(auto reports, CollectDataset(source.get(), measurer_.get(), device_, Quick(),
+                                              stop_after_two_rounds, &stop));
+  ASSERT_EQ(reports.size(), 1u);  // the second network never started
+  EXPECT_EQ(reports[0].trials, 4);
+  EXPECT_EQ(JobsByName(*source).at("dataset bert-tiny:seq=8").status, JobStatus::kStopped);
+
+  ASSIGN_OR_FAIL(auto shards, ExportDatasetShards(*source, dir_ + "/shards"));
+  ASSERT_EQ(shards.size(), 1u);
+  EXPECT_EQ(shards[0].records, 4);
+  EXPECT_TRUE(std::filesystem::exists(shards[0].records_path));
+
+  ASSIGN_OR_FAIL(auto target, RecordsStore::Open(dir_ + "/target.db"));
+  ASSIGN_OR_FAIL(auto imported, ImportDatasetShards(target.get(), dir_ + "/shards"));
+  ASSERT_EQ(imported.size(), 1u);
+  EXPECT_EQ(imported[0].device_key, device_.name);
+  EXPECT_EQ(imported[0].records, 4);
+  EXPECT_EQ(imported[0].jobs, 1);
+  const StoredJob job = JobsByName(*target).at("dataset bert-tiny:seq=8");
+  EXPECT_EQ(job.status, JobStatus::kStopped);
+  ASSIGN_OR_FAIL(auto adopted, target->JobRecords(job.id));
+  EXPECT_EQ(adopted.size(), 4u);  // the records are the recreated job's again
+  // Importing again adds nothing.
+  ASSIGN_OR_FAIL(imported, ImportDatasetShards(target.get(), dir_ + "/shards"));
+  EXPECT_EQ(imported[0].records, 0);
+  EXPECT_EQ(imported[0].jobs, 0);
+
+  // The target database finishes the collection: nothing measured twice.
+  ASSIGN_OR_FAIL(reports, CollectDataset(target.get(), measurer_.get(), device_, Quick()));
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].trials, 16);
+  EXPECT_EQ(reports[1].trials, 6);
+  ASSIGN_OR_FAIL(int64_t count, target->CountRecords());
+  EXPECT_EQ(count, 22);
+  ExpectNoScheduleMeasuredTwice(*target);
+}
+
+TEST_F(DatasetTest, BadInputIsRefusedBeforeAnythingIsMeasured) {
+  ASSIGN_OR_FAIL(auto store, RecordsStore::Open(":memory:"));
+  DatasetCollectOptions o = Quick();
+  o.networks.push_back("vgg-19");
+  auto unknown = CollectDataset(store.get(), measurer_.get(), device_, o);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("vgg-19"));
+  o = Quick();
+  o.networks = {"bert-tiny:seq=8,image=224"};
+  EXPECT_EQ(CollectDataset(store.get(), measurer_.get(), device_, o).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  o = Quick();
+  o.per_task = 0;
+  EXPECT_EQ(CollectDataset(store.get(), measurer_.get(), device_, o).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSIGN_OR_FAIL(auto jobs, store->ListJobs());
+  EXPECT_TRUE(jobs.empty());
+
+  // Shards: none there, none to export, a damaged one.
+  EXPECT_EQ(ImportDatasetShards(store.get(), dir_).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(ExportDatasetShards(*store, dir_ + "/out").status().code(),
+            absl::StatusCode::kNotFound);
+  std::ofstream(dir_ + "/cpu-x.jobs.json") << "[]\n";
+  std::ofstream(dir_ + "/cpu-x.jsonl.xz") << "not xz at all";
+  auto damaged = ImportDatasetShards(store.get(), dir_);
+  EXPECT_EQ(damaged.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(damaged.status().message()), HasSubstr("not an xz file"));
+  std::ofstream(dir_ + "/cpu-x.jobs.json") << "{\"not\": \"a list\"}\n";
+  EXPECT_EQ(ImportDatasetShards(store.get(), dir_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(DatasetFamiliesTest, TaskNamesMapToOperatorFamilies) {
+  EXPECT_EQ(OperatorFamily("depthwise_conv2d_bias_relu6_N1_C32_H112_W112_K32_R3_S3_pad1"),
+            "depthwise");
+  EXPECT_EQ(OperatorFamily("conv2d_bias_relu_N1_C64_H56_W56_K64_R3_S3_pad1"), "conv2d");
+  EXPECT_EQ(OperatorFamily("batch_matmul_scale_B2_M128_K64_N128_tb"), "batch-matmul");
+  EXPECT_EQ(OperatorFamily("dense_bias_gelu_M128_K128_N512"), "dense");
+  EXPECT_EQ(OperatorFamily("global_avg_pool2d_N1_C512_H7_W7"), "pooling");
+  EXPECT_EQ(OperatorFamily("max_pool2d_N1_C64_H112_W112"), "pooling");
+  EXPECT_EQ(OperatorFamily("softmax_2x128x128"), "softmax");
+  EXPECT_EQ(OperatorFamily("layer_norm_128x128"), "layer-norm");
+  EXPECT_EQ(OperatorFamily("elementwise_add"), "other");
+}
+
+}  // namespace
+}  // namespace pruner
