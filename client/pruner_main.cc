@@ -5,6 +5,7 @@
 // database itself (records show/best/export/import), and the rest of the
 // tuning service's client (submit, watch, cancel, workers; service_cli.h).
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "client/dataset_commands.h"
+#include "client/dataset_submit.h"
 #include "client/job_source_local.h"
 #include "client/pretrain_command.h"
 #include "client/records_commands.h"
@@ -400,6 +402,12 @@ int main(int argc, char** argv) {
   dataset_collect->add_option("--run-timeout", copt.measure.run_timeout_s, "seconds per sandboxed run");
   dataset_collect->add_option("--device", collect_command.device, "device profile (the local CPU)");
   dataset_collect->add_option("--db", collect_command.db, "records database (created if missing)");
+  std::string collect_target;
+  pruner::ServiceFlags collect_service;
+  dataset_collect->add_option("--target", collect_target,
+                              "collect over the farm instead: submit the jobs to the server for "
+                              "this device key (`pruner workers`)");
+  pruner::AddServiceFlags(dataset_collect, &collect_service);
   auto* dataset_stats = dataset->add_subcommand("stats", "what a dataset holds, per device");
   dataset_stats->add_option("--device", records_device, "only this device key");
   dataset_stats->add_option("--busy-threshold", busy_threshold,
@@ -451,6 +459,11 @@ int main(int argc, char** argv) {
   if (*records_import) return pruner::RunRecordsImport(db, path);
   if (*records_purge) return pruner::RunRecordsPurge(db, purge_worker, purge_dry_run);
   if (*pretrain) return pruner::RunPretrain(pretrain_command);
+  if (*dataset_collect && !collect_target.empty()) {
+    return pruner::RunDatasetSubmit(
+        pruner::WithEnvironmentDefaults(collect_service, [](const char* n) { return std::getenv(n); }),
+        collect_target, copt, {std::cout, std::cerr});
+  }
   if (*dataset_collect) return pruner::RunDatasetCollect(collect_command);
   if (*dataset_stats) return pruner::RunDatasetStats(db, records_device, busy_threshold);
   if (*dataset_export) return pruner::RunDatasetExport(db, dataset_dir, records_device);

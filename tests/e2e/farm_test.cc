@@ -596,6 +596,44 @@ TEST_F(FarmTest, CommandLineSubmitWatchBestExport) {
   EXPECT_NE(missing.find("no records database"), std::string::npos) << missing;
 }
 
+// `pruner dataset collect --target`: the dataset's networks as server jobs
+// (only the tasks no earlier dataset job lists), measured by a real worker;
+// the server's database then reads as a dataset (`dataset stats --db`), and
+// every record carries the worker's host-contention sample.
+TEST_F(FarmTest, CommandLineDatasetCollectOverTheFarm) {
+  StartServer();
+  farm_->StartWorker("w1");
+  const std::string device = WaitForWorkers(1);
+  ASSERT_FALSE(device.empty());
+  const std::string collect = "dataset collect --target " + device +
+                              " --network bert-tiny:seq=8 --network bert-tiny:batch=2,seq=4"
+                              " --per-task 2 --per-round 2 --threads 1";
+  std::string out;
+  ASSERT_EQ(RunCli(collect, &out), 0) << out;
+  EXPECT_NE(out.find("job 1: 8 of 8 tasks new, 16 trials"), std::string::npos) << out;
+  EXPECT_NE(out.find("job 2: 3 of 8 tasks new, 6 trials"), std::string::npos) << out;
+  for (int64_t id : {1, 2}) {
+    EXPECT_TRUE(Farm::WaitFor([&] { return Get(id).status() == "done"; },
+                              std::chrono::seconds(180)))
+        << "job " << id << ": " << Get(id).DebugString() << farm_->ServerLog();
+  }
+  std::string again;
+  ASSERT_EQ(RunCli(collect, &again), 0) << again;
+  EXPECT_NE(again.find("job 1 on the server already"), std::string::npos) << again;
+  EXPECT_NE(again.find("0 jobs submitted"), std::string::npos) << again;
+
+  std::string stats;
+  ASSERT_EQ(RunCli("dataset stats --db " + farm_->db_path(), &stats), 0) << stats;
+  EXPECT_NE(stats.find("records    22 of 22 planned: 22 ok"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("workloads  11 with an ok record"), std::string::npos) << stats;
+  auto store = RecordsStore::Open(farm_->db_path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto records = (*store)->JobRecords(1);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 16u);
+  for (const StoredRecord& r : *records) EXPECT_GE(r.result.host_busy_cores, 0) << r.steps;
+}
+
 // The README's main job in small: a model exported by PyTorch submitted
 // through the farm as its tasks, compiled from the job's best records (asked
 // from the server, and read from the database), run and checked against
