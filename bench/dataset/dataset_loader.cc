@@ -146,6 +146,10 @@ absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuer
         ++data.failed_records;
         continue;
       }
+      if (query.max_host_busy_cores >= 0 && r.result.host_busy_cores > query.max_host_busy_cores) {
+        ++data.busy_records;
+        continue;
+      }
       ++data.ok_records;
       auto [it, added] = index_of_steps.emplace(r.steps, w.schedules.size());
       if (added) {

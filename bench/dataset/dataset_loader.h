@@ -15,7 +15,8 @@
 //   tuned records of the same workloads, concentrated near the best and so a
 //   different population). Without: every record of the workload on the
 //   device.
-// - Only ok records (MeasureResult::ok(), mean_s > 0). A schedule measured
+// - Only ok records (MeasureResult::ok(), mean_s > 0) measured on a quiet
+//   host (max_host_busy_cores). A schedule measured
 //   more than once (the same step sentence) is one schedule at the mean of
 //   its measurements.
 // How the kernels ran: the jobs' kernel thread count, which the analyzer
@@ -56,6 +57,7 @@ struct Dataset {
   int64_t ok_records = 0;                  // before merging repeats
   int64_t failed_records = 0;              // not ok (or non-positive mean): skipped
   int64_t merged_repeats = 0;              // ok records folded into an earlier schedule
+  int64_t busy_records = 0;                // ok but measured on a busy host: skipped
   int empty_workloads = 0;                 // selected but without an ok record
   // OpenMP threads the selected jobs ran their kernels with (their stored
   // options' measure.num_threads): 0 when that is all hardware threads, or
@@ -70,6 +72,10 @@ struct DatasetQuery {
   // records (InvalidArgument listing them when there are several).
   std::string device_key;
   std::vector<int64_t> job_ids;  // empty = all jobs on the device
+  // Leave out ok records whose host had more than this many cores busy with
+  // other work while they ran (MeasureResult::host_busy_cores); records
+  // that were not sampled stay. Negative: keep every record.
+  double max_host_busy_cores = 0.5;
 };
 
 absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuery& query);

@@ -32,6 +32,7 @@ struct Flags {
   std::string db;
   std::string device;
   std::vector<int64_t> jobs;
+  double max_host_busy_cores = 0.5;
   std::vector<int> sizes = {50, 128, 256, 512};
   bool no_proportional = false;
   int draws = 5000;
@@ -51,7 +52,8 @@ int Run(const Flags& flags) {
     std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
     return 1;
   }
-  auto data = LoadDataset(**store, DatasetQuery{flags.device, flags.jobs});
+  auto data = LoadDataset(**store,
+                          DatasetQuery{flags.device, flags.jobs, flags.max_host_busy_cores});
   if (!data.ok()) {
     std::fprintf(stderr, "%s\n", data.status().ToString().c_str());
     return 1;
@@ -136,6 +138,9 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--device", flags.device, "device key (default: the jobs' or the only one)");
   app.add_option("--job", flags.jobs, "only these jobs' tasks and records (repeatable)");
+  app.add_option("--max-host-busy", flags.max_host_busy_cores,
+                 "skip records measured while more cores than this ran other work (-1: keep all)")
+      ->capture_default_str();
   app.add_option("--sizes", flags.sizes, "S_spec sizes s")->delimiter(',');
   app.add_flag("--no-proportional", flags.no_proportional,
                "skip the sizes scaled to a 4,000-schedule space");

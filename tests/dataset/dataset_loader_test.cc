@@ -177,6 +177,31 @@ TEST_F(DatasetLoaderTest, AllJobsOnTheDevice) {
   EXPECT_EQ(folds[1].label, "(no job)");
 }
 
+TEST_F(DatasetLoaderTest, RecordsMeasuredOnABusyHostAreLeftOut) {
+  const std::string c = cpu_.name;
+  StoredRecord busy = Record(w4_, c, 0, 1e-3);  // contended: would pull schedule 0's mean down
+  busy.result.host_busy_cores = 1.5;
+  busy.measured_at_unix_ms = 1;
+  StoredRecord quiet = Record(w4_, c, 1, 9e-3);
+  quiet.result.host_busy_cores = 0.2;
+  quiet.measured_at_unix_ms = 2;
+  ASSERT_TRUE(store_->AddRecords({busy, quiet}).ok());
+
+  auto d = LoadDataset(*store_, DatasetQuery{c, {}});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->busy_records, 1);
+  EXPECT_EQ(d->ok_records, 9);
+  const DatasetWorkload* w4 = Find(*d, w4_.key);
+  ASSERT_NE(w4, nullptr);
+  EXPECT_DOUBLE_EQ(w4->schedules[0].latency_s, 8e-3);
+  EXPECT_EQ(w4->schedules[1].measurements, 2);  // the quiet record and the unsampled one
+
+  auto all = LoadDataset(*store_, DatasetQuery{c, {}, /*max_host_busy_cores=*/-1});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->busy_records, 0);
+  EXPECT_DOUBLE_EQ(Find(*all, w4_.key)->schedules[0].latency_s, 4.5e-3);
+}
+
 TEST_F(DatasetLoaderTest, ChosenJobsKeepOnlyTheirTasksAndRecords) {
   auto d = LoadDataset(*store_, DatasetQuery{"", {job_b_}});
   ASSERT_TRUE(d.ok()) << d.status();
