@@ -3,6 +3,7 @@
 #include "common/model/xgb_model.h"
 #if PRUNER_DATASET_WITH_TORCH
 #include "common/model/mlp_model.h"
+#include "common/model/tlp_model.h"
 #endif
 #if PRUNER_DATASET_WITH_TORCH && __has_include("common/model/pacm_model.h")
 #define PRUNER_DATASET_WITH_PACM 1
@@ -39,6 +40,15 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                    options.featurize_threads = settings.featurize_threads;
                    options.training.schedule.seed = settings.seed;
                    return MakePaCMModel(device, options);
+                 }});
+#endif
+#if PRUNER_DATASET_WITH_TORCH
+  // TLP's attention model over the schedules' step matrices.
+  out.push_back({"tlp", [=](const DeviceProfile& device) -> std::unique_ptr<CostModel> {
+                   TlpModelOptions options;
+                   options.training = training;
+                   options.tlp.seed = settings.seed;
+                   return MakeTlpModel(device, options);
                  }});
 #endif
   return out;

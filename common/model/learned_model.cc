@@ -13,14 +13,35 @@ namespace pruner {
 
 LearnedCostModel::LearnedCostModel(std::string name, const DeviceProfile& device,
                                    const LearnedModelOptions& options,
-                                   RegressorFactory make_regressor)
+                                   RegressorFactory make_regressor, StateRows state_rows)
     : name_(std::move(name)),
       device_(device),
       options_(options),
       make_regressor_(std::move(make_regressor)),
+      state_rows_(std::move(state_rows)),
+      num_columns_(state_rows_.rows ? state_rows_.num_columns : kNumStatementFeatures),
       regressor_(make_regressor_()),
       warmup_(MakeRandomModel(options.seed)),
-      packs_(kNumStatementFeatures) {}
+      packs_(num_columns_) {}
+
+std::vector<absl::StatusOr<std::vector<float>>> LearnedCostModel::Featurize(
+    int n, const std::function<const State&(int)>& state_at) const {
+  std::vector<absl::StatusOr<std::vector<float>>> out;
+  out.reserve(n);
+  if (state_rows_.rows) {
+    for (int i = 0; i < n; ++i) out.push_back(state_rows_.rows(state_at(i)));
+    return out;
+  }
+  for (auto& features : FeaturizeStates(n, state_at, device_, options_.featurize_threads)) {
+    if (!features.ok()) {
+      out.push_back(features.status());
+      continue;
+    }
+    const std::span<const float> flat = FlatRows(*features);
+    out.push_back(std::vector<float>(flat.begin(), flat.end()));
+  }
+  return out;
+}
 
 bool LearnedCostModel::ShouldRetrain() const {
   const int64_t n = static_cast<int64_t>(records_.size());
@@ -33,13 +54,12 @@ bool LearnedCostModel::ShouldRetrain() const {
 
 absl::Status LearnedCostModel::Update(const std::vector<MeasuredState>& records) {
   if (records.empty()) return absl::OkStatus();
-  const auto features = FeaturizeStates(
-      static_cast<int>(records.size()), [&](int i) -> const State& { return records[i].state; },
-      device_, options_.featurize_threads);
+  const auto features = Featurize(
+      static_cast<int>(records.size()), [&](int i) -> const State& { return records[i].state; });
   for (size_t i = 0; i < records.size(); ++i) {
     records_.push_back({records[i].workload_key, records[i].mean_cost_s, records[i].ok});
     if (features[i].ok() && !features[i]->empty()) {
-      packs_.AddPack(FlatRows(*features[i]));
+      packs_.AddPack(*features[i]);
       record_of_pack_.push_back(static_cast<int>(records_.size()) - 1);
     } else {
       ++num_unfeaturized_;
@@ -66,21 +86,19 @@ std::vector<double> LearnedCostModel::Predict(const std::vector<State>& states) 
   if (!regressor_->IsTrained()) return warmup_->Predict(states);
   constexpr double kUnscorable = -std::numeric_limits<double>::infinity();
   std::vector<double> scores(states.size(), kUnscorable);
-  const auto features =
-      FeaturizeStates(static_cast<int>(states.size()),
-                      [&](int i) -> const State& { return states[i]; }, device_,
-                      options_.featurize_threads);
-  PackedRows packs(kNumStatementFeatures);
+  const auto features = Featurize(static_cast<int>(states.size()),
+                                  [&](int i) -> const State& { return states[i]; });
+  PackedRows packs(num_columns_);
   std::vector<int> state_of_pack;
   for (size_t i = 0; i < states.size(); ++i) {
     if (!features[i].ok() || features[i]->empty()) continue;
-    packs.AddPack(FlatRows(*features[i]));
+    packs.AddPack(*features[i]);
     state_of_pack.push_back(static_cast<int>(i));
   }
   if (packs.num_packs() == 0) return scores;
   absl::StatusOr<std::vector<double>> pack_scores = regressor_->Predict(packs);
   // A learner failure leaves every state unscorable rather than inventing
-  // scores; it cannot happen with a trained regressor and 164-wide rows.
+  // scores; it cannot happen with a trained regressor and rows of its width.
   if (!pack_scores.ok()) return scores;
   for (size_t p = 0; p < state_of_pack.size(); ++p) scores[state_of_pack[p]] = (*pack_scores)[p];
   return scores;
@@ -94,7 +112,7 @@ absl::StatusOr<std::string> LearnedCostModel::Save() const {
   ModelCheckpoint c;
   c.model = name_;
   c.device = device_.name;
-  c.columns = kNumStatementFeatures;
+  c.columns = num_columns_;
   c.records = NumTrainingRecords();
   if (regressor_->IsTrained()) {
     absl::StatusOr<std::string> payload = regressor_->Save();
@@ -114,10 +132,9 @@ absl::Status LearnedCostModel::Load(std::string_view blob) {
     return absl::FailedPreconditionError(absl::StrCat(
         "checkpoint trained for device '", c.device, "', this model is for '", device_.name, "'"));
   }
-  if (c.columns != kNumStatementFeatures) {
+  if (c.columns != num_columns_) {
     return absl::InvalidArgumentError(absl::StrCat("checkpoint has ", c.columns,
-                                                   " features per row, expected ",
-                                                   kNumStatementFeatures));
+                                                   " features per row, expected ", num_columns_));
   }
   // Decode into a fresh regressor so that a bad payload changes nothing.
   std::unique_ptr<PackRegressor> fresh = make_regressor_();
@@ -127,7 +144,7 @@ absl::Status LearnedCostModel::Load(std::string_view blob) {
   regressor_ = std::move(fresh);
   loaded_records_ = c.records;
   records_.clear();
-  packs_ = PackedRows(kNumStatementFeatures);
+  packs_ = PackedRows(num_columns_);
   record_of_pack_.clear();
   num_unfeaturized_ = 0;
   last_fit_size_ = 0;

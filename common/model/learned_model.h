@@ -49,12 +49,23 @@ struct LearnedModelOptions {
   uint64_t seed = 43;
 };
 
+// How a model reads a state when it does not read Ansor's statement rows:
+// its own rows of `num_columns` values (e.g. TLP's step matrix). Cheap
+// per-state functions only: these run on the caller's thread.
+struct StateRows {
+  int num_columns = 0;
+  std::function<absl::StatusOr<std::vector<float>>(const State&)> rows;
+};
+
 class LearnedCostModel final : public CostModel {
  public:
   using RegressorFactory = std::function<std::unique_ptr<PackRegressor>()>;
 
+  // `state_rows` unset: Ansor's statement features of the lowered program
+  // (featurized on featurize_threads threads).
   LearnedCostModel(std::string name, const DeviceProfile& device,
-                   const LearnedModelOptions& options, RegressorFactory make_regressor);
+                   const LearnedModelOptions& options, RegressorFactory make_regressor,
+                   StateRows state_rows = {});
 
   std::string Name() const override { return name_; }
   absl::Status Update(const std::vector<MeasuredState>& records) override;
@@ -75,11 +86,16 @@ class LearnedCostModel final : public CostModel {
 
  private:
   bool ShouldRetrain() const;
+  // The rows of states 0..n-1 (empty or an error: unscorable).
+  std::vector<absl::StatusOr<std::vector<float>>> Featurize(
+      int n, const std::function<const State&(int)>& state_at) const;
 
   std::string name_;
   DeviceProfile device_;
   LearnedModelOptions options_;
   RegressorFactory make_regressor_;
+  StateRows state_rows_;
+  int num_columns_;
   std::unique_ptr<PackRegressor> regressor_;
   std::unique_ptr<CostModel> warmup_;  // random scores until trained
 

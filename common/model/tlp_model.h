@@ -1,0 +1,33 @@
+// TLP (../shared/specs/tlp.md) as a cost model named "tlp": the schedule's
+// step matrix (tlp_features.h; no lowering, so scoring is cheap) through
+// TLP's attention network (tlp_regressor.h), with the data set, labels,
+// warm-up and checkpoints of the other learned models (learned_model.h).
+// TLP is meant to be trained offline on a dataset and used frozen; as a
+// CostModel every Update retrains from scratch on all records given, which
+// is what the dataset benchmarks do with a training split. Lives in
+// pruner_cost_model_torch; this header does not include LibTorch.
+#ifndef PRUNER_COMMON_MODEL_TLP_MODEL_H_
+#define PRUNER_COMMON_MODEL_TLP_MODEL_H_
+
+#include <memory>
+
+#include "common/device/device_profile.h"
+#include "common/model/cost_model.h"
+#include "common/model/learned_model.h"
+#include "common/model/tlp_regressor.h"
+
+namespace pruner {
+
+struct TlpModelOptions {
+  LearnedModelOptions training;  // warm-up, adaptive training, seed
+  TlpParams tlp;                 // TLP's network and schedule; rows/columns follow the device
+};
+
+// Name() is "tlp". The crop is the device's platform's (CPU 25 x 22, GPU
+// 40 x 20).
+std::unique_ptr<CostModel> MakeTlpModel(const DeviceProfile& device,
+                                        const TlpModelOptions& options = {});
+
+}  // namespace pruner
+
+#endif  // PRUNER_COMMON_MODEL_TLP_MODEL_H_

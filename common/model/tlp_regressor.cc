@@ -1,0 +1,206 @@
+// A LibTorch translation unit (with mlp_regressor.cc and pacm_network.cc);
+// the training loop is shared (torch_rank_training.h).
+#include "common/model/tlp_regressor.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/model/torch_rank_training.h"
+
+namespace pruner {
+namespace {
+
+torch::nn::Sequential Mlp(const std::vector<int64_t>& widths, bool relu_last) {
+  torch::nn::Sequential seq;
+  for (size_t i = 0; i + 1 < widths.size(); ++i) {
+    seq->push_back(torch::nn::Linear(widths[i], widths[i + 1]));
+    if (i + 2 < widths.size() || relu_last) seq->push_back(torch::nn::ReLU());
+  }
+  return seq;
+}
+
+struct TlpNetImpl : torch::nn::Module {
+  TlpNetImpl(int64_t columns, int64_t hidden, int64_t heads)
+      : encoder(register_module("encoder", Mlp({columns, 64, 128, hidden, hidden}, true))),
+        attention(register_module(
+            "attention",
+            torch::nn::MultiheadAttention(torch::nn::MultiheadAttentionOptions(hidden, heads)))),
+        res0(register_module("res0", torch::nn::Linear(hidden, hidden))),
+        res1(register_module("res1", torch::nn::Linear(hidden, hidden))),
+        head(register_module("head", Mlp({hidden, hidden, 128, 64, 1}, false))) {}
+
+  // x: [N, L, E] -> [N] scores.
+  torch::Tensor forward(const torch::Tensor& x) {
+    torch::Tensor h = encoder->forward(x).transpose(0, 1);  // [L, N, H]
+    h = std::get<0>(attention->forward(h, h, h)) + h;
+    h = torch::relu(res0(h)) + h;
+    h = torch::relu(res1(h)) + h;
+    return head->forward(h).squeeze(-1).sum(0);  // per-row outputs summed over L
+  }
+
+  torch::nn::Sequential encoder;
+  torch::nn::MultiheadAttention attention;
+  torch::nn::Linear res0, res1;
+  torch::nn::Sequential head;
+};
+TORCH_MODULE(TlpNet);
+
+class TlpPackRegressor : public PackRegressor {
+ public:
+  explicit TlpPackRegressor(const TlpParams& params) : params_(params) {}
+
+  absl::StatusOr<FitReport> Fit(const PackedRows& packs, const std::vector<float>& labels) override;
+  bool IsTrained() const override { return !net_.is_empty(); }
+  absl::StatusOr<std::vector<double>> Predict(const PackedRows& packs) const override;
+  absl::StatusOr<std::string> Save() const override;
+  absl::Status Load(std::string_view bytes) override;
+
+ private:
+  absl::Status CheckShape(const PackedRows& packs) const {
+    for (int p = 0; p < packs.num_packs(); ++p) {
+      if (packs.pack_size(p) != params_.rows) {
+        return absl::InvalidArgumentError(absl::StrCat("tlp: program ", p, " has ",
+                                                       packs.pack_size(p), " step rows, expected ",
+                                                       params_.rows));
+      }
+    }
+    if (columns_ > 0 && packs.num_columns() != columns_) {
+      return absl::InvalidArgumentError(absl::StrCat("tlp: model reads ", columns_,
+                                                     " columns, data has ", packs.num_columns()));
+    }
+    return absl::OkStatus();
+  }
+  // The packs at `which` as one [N, L, E] tensor.
+  torch::Tensor Batch(const PackedRows& packs, const std::vector<int>& which) const {
+    const int64_t l = params_.rows, e = packs.num_columns();
+    torch::Tensor x = torch::empty({static_cast<int64_t>(which.size()), l, e}, torch::kFloat);
+    float* dst = x.data_ptr<float>();
+    for (size_t b = 0; b < which.size(); ++b) {
+      std::copy_n(packs.row(packs.pack_begin(which[b])), l * e, dst + b * l * e);
+    }
+    return x;
+  }
+
+  TlpParams params_;
+  int64_t columns_ = 0;
+  mutable TlpNet net_{nullptr};  // torch modules have no const forward
+};
+
+absl::StatusOr<FitReport> TlpPackRegressor::Fit(const PackedRows& packs,
+                                                const std::vector<float>& labels) {
+  const auto start = std::chrono::steady_clock::now();
+  if (static_cast<int>(labels.size()) != packs.num_packs()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tlp: ", labels.size(), " labels for ", packs.num_packs(), " programs"));
+  }
+  const int64_t saved_columns = columns_;
+  columns_ = 0;  // a fit chooses the width afresh
+  absl::Status shape = CheckShape(packs);
+  columns_ = saved_columns;
+  if (!shape.ok()) return shape;
+  std::vector<int> items(packs.num_packs());
+  bool any_positive = false;
+  for (int p = 0; p < packs.num_packs(); ++p) {
+    items[p] = p;
+    any_positive = any_positive || labels[p] > 0;
+  }
+  if (items.empty() || !any_positive) {
+    return absl::FailedPreconditionError("tlp: nothing to learn (no programs or every label is 0)");
+  }
+  SetTorchThreads(params_.num_threads);
+  torch::manual_seed(params_.seed);
+  TlpNet net(packs.num_columns(), params_.hidden_dim, params_.heads);
+  net->train();
+  const RankTrainingSchedule schedule{.max_epochs = params_.max_epochs,
+                                      .early_stop_epochs = params_.max_epochs,  // none, as TLP
+                                      .batch_size = params_.batch_size,
+                                      .learning_rate = params_.learning_rate,
+                                      .weight_decay = params_.weight_decay,
+                                      .grad_clip_norm = params_.grad_clip_norm,
+                                      .seed = params_.seed};
+  const RankTrainingRun run =
+      TrainRanking(net->parameters(), items, schedule, [&](const std::vector<int>& batch) {
+        std::vector<float> y(batch.size());
+        for (size_t b = 0; b < batch.size(); ++b) y[b] = labels[batch[b]];
+        return LambdaRankLoss(net->forward(Batch(packs, batch)), torch::tensor(y));
+      });
+  net->eval();
+  net_ = net;
+  columns_ = packs.num_columns();
+  FitReport report;
+  report.iterations = run.epochs;
+  report.train_loss = run.smoothed_loss;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+absl::StatusOr<std::vector<double>> TlpPackRegressor::Predict(const PackedRows& packs) const {
+  if (net_.is_empty()) return absl::FailedPreconditionError("tlp: predict before training");
+  if (absl::Status st = CheckShape(packs); !st.ok()) return st;
+  SetTorchThreads(params_.num_threads);
+  torch::NoGradGuard no_grad;
+  std::vector<double> out(packs.num_packs(), 0.0);
+  constexpr int kChunk = 2048;  // programs per forward pass, bounds memory
+  for (int begin = 0; begin < packs.num_packs(); begin += kChunk) {
+    std::vector<int> chunk;
+    for (int p = begin; p < std::min(packs.num_packs(), begin + kChunk); ++p) chunk.push_back(p);
+    torch::Tensor s = net_->forward(Batch(packs, chunk)).contiguous();
+    const float* v = s.data_ptr<float>();
+    for (size_t i = 0; i < chunk.size(); ++i) out[begin + i] = v[i];
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> TlpPackRegressor::Save() const {
+  if (net_.is_empty()) return absl::FailedPreconditionError("tlp: save before training");
+  try {
+    torch::serialize::OutputArchive archive;
+    net_->save(archive);
+    archive.write("shape", torch::tensor({static_cast<int64_t>(params_.rows), columns_,
+                                          static_cast<int64_t>(params_.hidden_dim),
+                                          static_cast<int64_t>(params_.heads)}));
+    std::ostringstream out;
+    archive.save_to(out);
+    return out.str();
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("tlp: save: ", e.what()));
+  }
+}
+
+absl::Status TlpPackRegressor::Load(std::string_view bytes) {
+  try {
+    std::istringstream in{std::string(bytes)};
+    torch::serialize::InputArchive archive;
+    archive.load_from(in);
+    torch::Tensor shape;
+    archive.read("shape", shape);
+    if (shape.numel() != 4) return absl::InvalidArgumentError("tlp: malformed checkpoint");
+    // The checkpoint fixes the network's shape; training knobs stay ours.
+    TlpParams params = params_;
+    params.rows = static_cast<int>(shape[0].item<int64_t>());
+    const int64_t columns = shape[1].item<int64_t>();
+    params.hidden_dim = static_cast<int>(shape[2].item<int64_t>());
+    params.heads = static_cast<int>(shape[3].item<int64_t>());
+    TlpNet net(columns, params.hidden_dim, params.heads);
+    net->load(archive);
+    net->eval();
+    params_ = params;
+    columns_ = columns;
+    net_ = net;
+    return absl::OkStatus();
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("tlp: load: ", e.what()));
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<PackRegressor> MakeTlpPackRegressor(const TlpParams& params) {
+  return std::make_unique<TlpPackRegressor>(params);
+}
+
+}  // namespace pruner
