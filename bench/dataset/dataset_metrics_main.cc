@@ -33,6 +33,7 @@ struct Flags {
   std::string device;
   std::vector<int64_t> jobs;
   double max_host_busy_cores = 0.5;
+  std::string aux_device;  // MTL-TLP's second device (its records in the same database)
   std::vector<int> sizes = {50, 128, 256, 512};
   bool no_proportional = false;
   int draws = 5000;
@@ -109,8 +110,26 @@ int Run(const Flags& flags) {
         std::fflush(stdout);  // keep the tables and the progress lines in order
         std::fprintf(stderr, "  %s\n", line.c_str());
       };
-      for (const LearnedModelFactory& factory :
-           LearnedModels({.featurize_threads = flags.threads, .seed = flags.seed})) {
+      LearnedModelSettings model_settings{.featurize_threads = flags.threads, .seed = flags.seed};
+      if (!flags.aux_device.empty()) {
+        // Every quiet ok record of the other device, as replayed states.
+        auto aux = LoadDataset(**store, DatasetQuery{flags.aux_device, {}, flags.max_host_busy_cores});
+        if (!aux.ok()) {
+          std::fprintf(stderr, "--aux-device: %s\n", aux.status().ToString().c_str());
+          return 1;
+        }
+        auto records = std::make_shared<AuxiliaryRecords>();
+        records->device = aux->device;
+        for (const ReplayedWorkload& w : ReplayDataset(*aux).workloads) {
+          for (size_t i = 0; i < w.states.size(); ++i) {
+            records->records.push_back({w.states[i], w.key, w.latency_s[i], true});
+          }
+        }
+        std::printf("\nMTL-TLP's second device: %s, %zu records\n", aux->device.name.c_str(),
+                    records->records.size());
+        model_settings.auxiliary = std::move(records);
+      }
+      for (const LearnedModelFactory& factory : LearnedModels(model_settings)) {
         if (!flags.models.empty() &&
             std::find(flags.models.begin(), flags.models.end(), factory.name) ==
                 flags.models.end()) {
@@ -138,6 +157,9 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--device", flags.device, "device key (default: the jobs' or the only one)");
   app.add_option("--job", flags.jobs, "only these jobs' tasks and records (repeatable)");
+  app.add_option("--aux-device", flags.aux_device,
+                 "MTL-TLP: another device key whose records (in the same database) train a "
+                 "second head");
   app.add_option("--max-host-busy", flags.max_host_busy_cores,
                  "skip records measured while more cores than this ran other work (-1: keep all)")
       ->capture_default_str();

@@ -11,6 +11,29 @@
 #endif
 
 namespace pruner::dataset {
+namespace {
+
+// A model that could not be built (e.g. MTL-TLP without an ok auxiliary
+// record after the held-out workloads left): its Update reports why, which
+// the evaluation prints as the model's error.
+class UnbuildableModel final : public CostModel {
+ public:
+  UnbuildableModel(std::string name, absl::Status why) : name_(std::move(name)), why_(std::move(why)) {}
+  std::string Name() const override { return name_; }
+  absl::Status Update(const std::vector<MeasuredState>&) override { return why_; }
+  std::vector<double> Predict(const std::vector<State>& states) override {
+    return std::vector<double>(states.size(), 0.0);
+  }
+  int64_t NumTrainingRecords() const override { return 0; }
+  absl::StatusOr<std::string> Save() const override { return why_; }
+  absl::Status Load(std::string_view) override { return why_; }
+
+ private:
+  std::string name_;
+  absl::Status why_;
+};
+
+}  // namespace
 
 std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& settings) {
   LearnedModelOptions training;
@@ -19,14 +42,14 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
   training.seed = settings.seed;
 
   std::vector<LearnedModelFactory> out;
-  out.push_back({"xgb", [=](const DeviceProfile& device) {
+  out.push_back({"xgb", [=](const DeviceProfile& device, const std::set<std::string>&) {
                    XgbModelOptions options;
                    options.training = training;
                    options.xgb.seed = settings.seed;
                    return MakeXgbModel(device, options);
                  }});
 #if PRUNER_DATASET_WITH_TORCH
-  out.push_back({"mlp", [=](const DeviceProfile& device) {
+  out.push_back({"mlp", [=](const DeviceProfile& device, const std::set<std::string>&) {
                    MlpModelOptions options;
                    options.training = training;
                    options.mlp.seed = settings.seed;
@@ -35,7 +58,7 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
 #endif
 #if PRUNER_DATASET_WITH_PACM
   // Online mode: each Update trains a fresh network on everything given.
-  out.push_back({"pacm", [=](const DeviceProfile& device) -> std::unique_ptr<CostModel> {
+  out.push_back({"pacm", [=](const DeviceProfile& device, const std::set<std::string>&) -> std::unique_ptr<CostModel> {
                    PaCMModelOptions options;
                    options.featurize_threads = settings.featurize_threads;
                    options.training.schedule.seed = settings.seed;
@@ -44,12 +67,30 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
 #endif
 #if PRUNER_DATASET_WITH_TORCH
   // TLP's attention model over the schedules' step matrices.
-  out.push_back({"tlp", [=](const DeviceProfile& device) -> std::unique_ptr<CostModel> {
+  out.push_back({"tlp", [=](const DeviceProfile& device, const std::set<std::string>&) -> std::unique_ptr<CostModel> {
                    TlpModelOptions options;
                    options.training = training;
                    options.tlp.seed = settings.seed;
                    return MakeTlpModel(device, options);
                  }});
+  if (settings.auxiliary) {
+    // MTL-TLP: the auxiliary device's records of every workload but the
+    // held-out ones train the second head.
+    out.push_back({"mtl-tlp",
+                   [=](const DeviceProfile& device,
+                       const std::set<std::string>& held_out) -> std::unique_ptr<CostModel> {
+                     TlpModelOptions options;
+                     options.training = training;
+                     options.tlp.seed = settings.seed;
+                     std::vector<MeasuredState> aux;
+                     for (const MeasuredState& r : settings.auxiliary->records) {
+                       if (!held_out.count(r.workload_key)) aux.push_back(r);
+                     }
+                     auto model = MakeMtlTlpModel(device, options, settings.auxiliary->device, aux);
+                     if (!model.ok()) return std::make_unique<UnbuildableModel>("mtl-tlp", model.status());
+                     return *std::move(model);
+                   }});
+  }
 #endif
   return out;
 }

@@ -9,6 +9,7 @@
 #define PRUNER_BENCH_DATASET_LEARNED_MODELS_H_
 
 #include <functional>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,16 +20,29 @@
 namespace pruner::dataset {
 
 struct LearnedModelFactory {
-  std::string name;  // "xgb", "mlp", "pacm"
-  std::function<std::unique_ptr<CostModel>(const DeviceProfile&)> make;
+  std::string name;  // "xgb", "mlp", "pacm", "tlp", "mtl-tlp"
+  // A fresh model for `device`; `held_out` are the workload keys the model
+  // will be scored on, which no training data of any device may include.
+  std::function<std::unique_ptr<CostModel>(const DeviceProfile& device,
+                                           const std::set<std::string>& held_out)>
+      make;
+};
+
+// Another device's records (MTL-TLP's second task).
+struct AuxiliaryRecords {
+  DeviceProfile device;
+  std::vector<MeasuredState> records;
 };
 
 struct LearnedModelSettings {
   int featurize_threads = 1;
   uint64_t seed = 43;
+  // Set: "mtl-tlp" is offered, trained with these beside the target's.
+  std::shared_ptr<const AuxiliaryRecords> auxiliary;
 };
 
-// What this build has: xgb always; mlp and pacm with LibTorch.
+// What this build has: xgb always; mlp, pacm and tlp with LibTorch, and
+// mtl-tlp when there are auxiliary records.
 std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& settings);
 
 }  // namespace pruner::dataset

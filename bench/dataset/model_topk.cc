@@ -90,7 +90,9 @@ ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDatase
         }
       }
       point.train_records += static_cast<int64_t>(train.size());
-      std::unique_ptr<CostModel> model = factory.make(device);
+      std::set<std::string> held_out;
+      for (int w : folds[f].test) held_out.insert(data.workloads[w].key);
+      std::unique_ptr<CostModel> model = factory.make(device, held_out);
       auto start = std::chrono::steady_clock::now();
       if (absl::Status st = model->Update(train); !st.ok()) {
         out.error = absl::StrCat(factory.name, " f=", fraction, " ", folds[f].label, ": ",

@@ -1,11 +1,15 @@
 #include "common/model/tlp_model.h"
 
+#include "absl/strings/str_cat.h"
 #include "common/features/tlp_features.h"
 
 namespace pruner {
 
-std::unique_ptr<CostModel> MakeTlpModel(const DeviceProfile& device,
-                                        const TlpModelOptions& options) {
+namespace {
+
+std::unique_ptr<CostModel> MakeModel(std::string name, const DeviceProfile& device,
+                                     const TlpModelOptions& options,
+                                     std::shared_ptr<const TlpAuxiliaryData> auxiliary) {
   const TlpFeatureShape shape = TlpShapeFor(device);
   const bool gpu = device.IsGpu();
   TlpParams params = options.tlp;
@@ -16,8 +20,40 @@ std::unique_ptr<CostModel> MakeTlpModel(const DeviceProfile& device,
     return TlpFeatures(state.steps(), gpu, shape);
   };
   return std::make_unique<LearnedCostModel>(
-      "tlp", device, options.training, [params] { return MakeTlpPackRegressor(params); },
-      std::move(rows));
+      std::move(name), device, options.training,
+      [params, auxiliary] { return MakeTlpPackRegressor(params, auxiliary); }, std::move(rows));
+}
+
+}  // namespace
+
+std::unique_ptr<CostModel> MakeTlpModel(const DeviceProfile& device,
+                                        const TlpModelOptions& options) {
+  return MakeModel("tlp", device, options, nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<CostModel>> MakeMtlTlpModel(
+    const DeviceProfile& device, const TlpModelOptions& options,
+    const DeviceProfile& auxiliary_device, const std::vector<MeasuredState>& auxiliary) {
+  if (device.IsGpu() != auxiliary_device.IsGpu()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "mtl-tlp: ", device.name, " and ", auxiliary_device.name,
+        " are not the same platform (CPU and GPU schedules read as different step tables)"));
+  }
+  const TlpFeatureShape shape = TlpShapeFor(device);
+  auto data = std::make_shared<TlpAuxiliaryData>();
+  data->packs = PackedRows(shape.columns);
+  const std::vector<float> labels = NormalizedThroughputLabels(auxiliary);
+  bool any_ok = false;
+  for (size_t i = 0; i < auxiliary.size(); ++i) {
+    data->packs.AddPack(TlpFeatures(auxiliary[i].state.steps(), device.IsGpu(), shape));
+    data->labels.push_back(labels[i]);
+    any_ok = any_ok || labels[i] > 0;
+  }
+  if (!any_ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("mtl-tlp: no ok record of ", auxiliary_device.name, " to learn from"));
+  }
+  return MakeModel("mtl-tlp", device, options, std::move(data));
 }
 
 }  // namespace pruner

@@ -10,6 +10,9 @@
 #define PRUNER_COMMON_MODEL_TLP_MODEL_H_
 
 #include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
 
 #include "common/device/device_profile.h"
 #include "common/model/cost_model.h"
@@ -27,6 +30,17 @@ struct TlpModelOptions {
 // 40 x 20).
 std::unique_ptr<CostModel> MakeTlpModel(const DeviceProfile& device,
                                         const TlpModelOptions& options = {});
+
+// MTL-TLP (tlp.md §7) named "mtl-tlp": TLP with a second head trained on
+// another device's records (`auxiliary`, measured on `auxiliary_device`)
+// at every fit, sharing the trunk with this device's head, which predicts.
+// The records of the two devices need not be the same programs: each head's
+// loss masks out the other device's rows. InvalidArgument when the devices
+// are of different platforms (CPU and GPU rows are not the same features)
+// or no auxiliary record is ok.
+absl::StatusOr<std::unique_ptr<CostModel>> MakeMtlTlpModel(
+    const DeviceProfile& device, const TlpModelOptions& options,
+    const DeviceProfile& auxiliary_device, const std::vector<MeasuredState>& auxiliary);
 
 }  // namespace pruner
 

@@ -23,35 +23,49 @@ torch::nn::Sequential Mlp(const std::vector<int64_t>& widths, bool relu_last) {
   return seq;
 }
 
+// TLP's network with `outputs` heads on one trunk: 1 for TLP, one per
+// device for MTL-TLP (§7: the heads share everything up to the per-row
+// decoder).
 struct TlpNetImpl : torch::nn::Module {
-  TlpNetImpl(int64_t columns, int64_t hidden, int64_t heads)
+  TlpNetImpl(int64_t columns, int64_t hidden, int64_t heads, int64_t outputs)
       : encoder(register_module("encoder", Mlp({columns, 64, 128, hidden, hidden}, true))),
         attention(register_module(
             "attention",
             torch::nn::MultiheadAttention(torch::nn::MultiheadAttentionOptions(hidden, heads)))),
         res0(register_module("res0", torch::nn::Linear(hidden, hidden))),
-        res1(register_module("res1", torch::nn::Linear(hidden, hidden))),
-        head(register_module("head", Mlp({hidden, hidden, 128, 64, 1}, false))) {}
+        res1(register_module("res1", torch::nn::Linear(hidden, hidden))) {
+    for (int64_t i = 0; i < outputs; ++i) {
+      decoders.push_back(register_module(i == 0 ? std::string("head") : absl::StrCat("head", i),
+                                         Mlp({hidden, hidden, 128, 64, 1}, false)));
+    }
+  }
 
-  // x: [N, L, E] -> [N] scores.
-  torch::Tensor forward(const torch::Tensor& x) {
-    torch::Tensor h = encoder->forward(x).transpose(0, 1);  // [L, N, H]
+  // x: [N, L, E] -> the trunk's rows, [L, N, H].
+  torch::Tensor Trunk(const torch::Tensor& x) {
+    torch::Tensor h = encoder->forward(x).transpose(0, 1);
     h = std::get<0>(attention->forward(h, h, h)) + h;
     h = torch::relu(res0(h)) + h;
-    h = torch::relu(res1(h)) + h;
-    return head->forward(h).squeeze(-1).sum(0);  // per-row outputs summed over L
+    return torch::relu(res1(h)) + h;
   }
+  // Head `output` over trunk rows [L, N, H] -> [N] scores (rows summed).
+  torch::Tensor Score(const torch::Tensor& h, int output) {
+    return decoders[output]->forward(h).squeeze(-1).sum(0);
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return Score(Trunk(x), 0); }
 
   torch::nn::Sequential encoder;
   torch::nn::MultiheadAttention attention;
   torch::nn::Linear res0, res1;
-  torch::nn::Sequential head;
+  std::vector<torch::nn::Sequential> decoders;
 };
 TORCH_MODULE(TlpNet);
 
 class TlpPackRegressor : public PackRegressor {
  public:
-  explicit TlpPackRegressor(const TlpParams& params) : params_(params) {}
+  // `auxiliary` (MTL-TLP): another device's programs and labels, trained on
+  // a second head beside every Fit's data; nullptr for TLP.
+  TlpPackRegressor(const TlpParams& params, std::shared_ptr<const TlpAuxiliaryData> auxiliary)
+      : params_(params), auxiliary_(std::move(auxiliary)) {}
 
   absl::StatusOr<FitReport> Fit(const PackedRows& packs, const std::vector<float>& labels) override;
   bool IsTrained() const override { return !net_.is_empty(); }
@@ -86,7 +100,9 @@ class TlpPackRegressor : public PackRegressor {
   }
 
   TlpParams params_;
+  std::shared_ptr<const TlpAuxiliaryData> auxiliary_;
   int64_t columns_ = 0;
+  int64_t outputs_ = 1;
   mutable TlpNet net_{nullptr};  // torch modules have no const forward
 };
 
@@ -111,9 +127,21 @@ absl::StatusOr<FitReport> TlpPackRegressor::Fit(const PackedRows& packs,
   if (items.empty() || !any_positive) {
     return absl::FailedPreconditionError("tlp: nothing to learn (no programs or every label is 0)");
   }
+  // MTL-TLP: the auxiliary programs are items n.. of the same shuffled
+  // list, so a mini-batch mixes both devices; each head's LambdaRank sees
+  // only its own device's programs (the other's labels are masked out).
+  const int n = packs.num_packs();
+  const int64_t outputs = auxiliary_ ? 2 : 1;
+  if (auxiliary_) {
+    if (auxiliary_->packs.num_columns() != packs.num_columns()) {
+      return absl::InvalidArgumentError("tlp: auxiliary programs have another row width");
+    }
+    if (absl::Status st = CheckShape(auxiliary_->packs); !st.ok()) return st;
+    for (int p = 0; p < auxiliary_->packs.num_packs(); ++p) items.push_back(n + p);
+  }
   SetTorchThreads(params_.num_threads);
   torch::manual_seed(params_.seed);
-  TlpNet net(packs.num_columns(), params_.hidden_dim, params_.heads);
+  TlpNet net(packs.num_columns(), params_.hidden_dim, params_.heads, outputs);
   net->train();
   const RankTrainingSchedule schedule{.max_epochs = params_.max_epochs,
                                       .early_stop_epochs = params_.max_epochs,  // none, as TLP
@@ -124,13 +152,33 @@ absl::StatusOr<FitReport> TlpPackRegressor::Fit(const PackedRows& packs,
                                       .seed = params_.seed};
   const RankTrainingRun run =
       TrainRanking(net->parameters(), items, schedule, [&](const std::vector<int>& batch) {
-        std::vector<float> y(batch.size());
-        for (size_t b = 0; b < batch.size(); ++b) y[b] = labels[batch[b]];
-        return LambdaRankLoss(net->forward(Batch(packs, batch)), torch::tensor(y));
+        std::vector<int> target, aux;
+        std::vector<float> target_y, aux_y;
+        for (int item : batch) {
+          if (item < n) {
+            target.push_back(item);
+            target_y.push_back(labels[item]);
+          } else {
+            aux.push_back(item - n);
+            aux_y.push_back(auxiliary_->labels[item - n]);
+          }
+        }
+        torch::Tensor loss;
+        auto add = [&](const torch::Tensor& term) { loss = loss.defined() ? loss + term : term; };
+        if (target.size() >= 2) {
+          add(LambdaRankLoss(net->Score(net->Trunk(Batch(packs, target)), 0),
+                             torch::tensor(target_y)));
+        }
+        if (aux.size() >= 2) {
+          add(LambdaRankLoss(net->Score(net->Trunk(Batch(auxiliary_->packs, aux)), 1),
+                             torch::tensor(aux_y)));
+        }
+        return loss;  // undefined (skipped) when neither list has a pair
       });
   net->eval();
   net_ = net;
   columns_ = packs.num_columns();
+  outputs_ = outputs;
   FitReport report;
   report.iterations = run.epochs;
   report.train_loss = run.smoothed_loss;
@@ -162,7 +210,7 @@ absl::StatusOr<std::string> TlpPackRegressor::Save() const {
     net_->save(archive);
     archive.write("shape", torch::tensor({static_cast<int64_t>(params_.rows), columns_,
                                           static_cast<int64_t>(params_.hidden_dim),
-                                          static_cast<int64_t>(params_.heads)}));
+                                          static_cast<int64_t>(params_.heads), outputs_}));
     std::ostringstream out;
     archive.save_to(out);
     return out.str();
@@ -178,18 +226,21 @@ absl::Status TlpPackRegressor::Load(std::string_view bytes) {
     archive.load_from(in);
     torch::Tensor shape;
     archive.read("shape", shape);
-    if (shape.numel() != 4) return absl::InvalidArgumentError("tlp: malformed checkpoint");
+    if (shape.numel() != 5) return absl::InvalidArgumentError("tlp: malformed checkpoint");
     // The checkpoint fixes the network's shape; training knobs stay ours.
     TlpParams params = params_;
     params.rows = static_cast<int>(shape[0].item<int64_t>());
     const int64_t columns = shape[1].item<int64_t>();
     params.hidden_dim = static_cast<int>(shape[2].item<int64_t>());
     params.heads = static_cast<int>(shape[3].item<int64_t>());
-    TlpNet net(columns, params.hidden_dim, params.heads);
+    const int64_t outputs = shape[4].item<int64_t>();
+    if (outputs < 1 || outputs > 16) return absl::InvalidArgumentError("tlp: malformed checkpoint");
+    TlpNet net(columns, params.hidden_dim, params.heads, outputs);
     net->load(archive);
     net->eval();
     params_ = params;
     columns_ = columns;
+    outputs_ = outputs;
     net_ = net;
     return absl::OkStatus();
   } catch (const std::exception& e) {
@@ -199,8 +250,9 @@ absl::Status TlpPackRegressor::Load(std::string_view bytes) {
 
 }  // namespace
 
-std::unique_ptr<PackRegressor> MakeTlpPackRegressor(const TlpParams& params) {
-  return std::make_unique<TlpPackRegressor>(params);
+std::unique_ptr<PackRegressor> MakeTlpPackRegressor(
+    const TlpParams& params, std::shared_ptr<const TlpAuxiliaryData> auxiliary) {
+  return std::make_unique<TlpPackRegressor>(params, std::move(auxiliary));
 }
 
 }  // namespace pruner

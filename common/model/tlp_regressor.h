@@ -19,8 +19,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "common/model/pack_regressor.h"
+#include "common/model/packed_rows.h"
 
 namespace pruner {
 
@@ -37,7 +39,17 @@ struct TlpParams {
   uint64_t seed = 43;
 };
 
-std::unique_ptr<PackRegressor> MakeTlpPackRegressor(const TlpParams& params);
+// MTL-TLP (§7): another device's programs (same platform, so the same step
+// table and crop) with their per-workload normalized labels. A regressor
+// given them trains a second head on them beside the first, sharing the
+// trunk; it predicts with the first head, its own device's.
+struct TlpAuxiliaryData {
+  PackedRows packs{0};
+  std::vector<float> labels;
+};
+
+std::unique_ptr<PackRegressor> MakeTlpPackRegressor(
+    const TlpParams& params, std::shared_ptr<const TlpAuxiliaryData> auxiliary = nullptr);
 
 }  // namespace pruner
 

@@ -3,6 +3,7 @@
 // schedule_dataset.h; and its checkpoints.
 #include "common/model/tlp_model.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "common/model/mlp_model.h"
@@ -61,6 +62,44 @@ TEST(TlpModelTest, SaveLoadRoundTripAndForeignCheckpoints) {
   for (size_t i = corrupt.size() / 2; i < corrupt.size(); ++i) corrupt[i] = '\x5a';
   EXPECT_FALSE(loaded->Load(corrupt).ok());
   EXPECT_EQ(loaded->Predict(probe), before);
+}
+
+// MTL-TLP: a second head trained on "another device's" records (here more
+// schedules of the same workload, which is all this synthetic data has),
+// sharing the trunk; the first head predicts, and its checkpoint keeps both.
+TEST(TlpModelTest, MultiTaskTlpTrainsASecondHeadOnTheOtherDevicesRecords) {
+  const auto& data = MatmulSchedules();
+  TlpModelOptions o;
+  o.tlp.batch_size = 64;
+  o.tlp.max_epochs = 10;
+  DeviceProfile other = data.device;
+  other.name = "cpu-other";
+  auto model = MakeMtlTlpModel(data.device, o, other, data.Records(200, 300));
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ((*model)->Name(), "mtl-tlp");
+  ASSERT_TRUE((*model)->Update(data.Records(0, 100)).ok());
+  const std::vector<State> probe = data.States(100, 160);
+  const std::vector<double> scores = (*model)->Predict(probe);
+  ASSERT_EQ(scores.size(), probe.size());
+  EXPECT_NE(*std::min_element(scores.begin(), scores.end()),
+            *std::max_element(scores.begin(), scores.end()));
+  auto blob = (*model)->Save();
+  ASSERT_TRUE(blob.ok()) << blob.status();
+  auto loaded = MakeMtlTlpModel(data.device, o, other, data.Records(200, 210));
+  ASSERT_TRUE(loaded.ok());
+  ASSERT_TRUE((*loaded)->Load(*blob).ok());
+  EXPECT_EQ((*loaded)->Predict(probe), scores);
+
+  // A GPU's records are another step table: refused.
+  auto a100 = GetDeviceProfile("a100");
+  ASSERT_TRUE(a100.ok());
+  EXPECT_EQ(MakeMtlTlpModel(data.device, o, *a100, data.Records(200, 210)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // No ok auxiliary record: nothing for the second head.
+  std::vector<MeasuredState> failed = data.Records(200, 210);
+  for (MeasuredState& r : failed) r.ok = false;
+  EXPECT_EQ(MakeMtlTlpModel(data.device, o, other, failed).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
