@@ -2,10 +2,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 
+#include "client/command_exit.h"
 #include "absl/strings/str_cat.h"
 #include "common/device/device_profile.h"
 #include "common/measure/local_measurer.h"
@@ -14,33 +14,20 @@
 #include "common/tune/dataset_stats.h"
 
 namespace pruner {
-namespace {
-
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop.store(true); }
-
-int Fail(const absl::Status& status) {
-  std::cerr << "error: " << status.message() << "\n";
-  return 2;
-}
-
-}  // namespace
-
 int RunDatasetCollect(const DatasetCollectCommand& c) {
   auto device = GetDeviceProfile(c.device);
-  if (!device.ok()) return Fail(device.status());
+  if (!device.ok()) return FailCommand(device.status());
   if (device->IsGpu()) {
-    return Fail(absl::InvalidArgumentError(absl::StrCat(
+    return FailCommand(absl::InvalidArgumentError(absl::StrCat(
         "device ", device->name,
         ": in-process collection measures on the local CPU only (collect GPU records through "
         "the service: bench/gpu/records.sh)")));
   }
   auto store = RecordsStore::Open(c.db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailCommand(store.status());
   const DeviceProfile local = WithStableCpuKey(*device);
   std::unique_ptr<Measurer> measurer = MakeLocalMeasurer(c.options.measure);
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  const std::atomic<bool>* stop = StopOnSignals();
   std::printf("dataset on %s into %s: %d random schedules per task\n", local.name.c_str(),
               c.db.c_str(), c.options.per_task);
   const auto start = std::chrono::steady_clock::now();
@@ -72,9 +59,9 @@ int RunDatasetCollect(const DatasetCollectCommand& c) {
                 r.ok, r.measured, s > 0 ? measured / s : 0.0);
     std::fflush(stdout);
   };
-  auto reports = CollectDataset(store->get(), measurer.get(), local, c.options, callbacks, &g_stop);
-  if (!reports.ok()) return Fail(reports.status());
-  if (g_stop.load()) {
+  auto reports = CollectDataset(store->get(), measurer.get(), local, c.options, callbacks, stop);
+  if (!reports.ok()) return FailCommand(reports.status());
+  if (stop->load()) {
     std::printf("stopped: run the same command again to continue\n");
     return 0;
   }
@@ -85,9 +72,9 @@ int RunDatasetCollect(const DatasetCollectCommand& c) {
 
 int RunDatasetStats(const std::string& db, const std::string& device_key, double busy_threshold) {
   auto store = RecordsStore::Open(db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailCommand(store.status());
   auto stats = ComputeDatasetStats(**store, device_key, busy_threshold);
-  if (!stats.ok()) return Fail(stats.status());
+  if (!stats.ok()) return FailCommand(stats.status());
   for (const DatasetDeviceStats& s : *stats) {
     std::printf("%s\n", s.device_key.c_str());
     std::printf("  networks   %d (%d done)\n", s.networks, s.networks_done);
@@ -110,9 +97,9 @@ int RunDatasetStats(const std::string& db, const std::string& device_key, double
 
 int RunDatasetExport(const std::string& db, const std::string& dir, const std::string& device_key) {
   auto store = RecordsStore::Open(db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailCommand(store.status());
   auto reports = ExportDatasetShards(**store, dir, device_key);
-  if (!reports.ok()) return Fail(reports.status());
+  if (!reports.ok()) return FailCommand(reports.status());
   for (const DatasetShardReport& r : *reports) {
     std::printf("%s: %d networks, %lld records -> %s\n", r.device_key.c_str(), r.jobs,
                 static_cast<long long>(r.records), r.records_path.c_str());
@@ -122,9 +109,9 @@ int RunDatasetExport(const std::string& db, const std::string& dir, const std::s
 
 int RunDatasetImport(const std::string& db, const std::string& dir) {
   auto store = RecordsStore::Open(db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailCommand(store.status());
   auto reports = ImportDatasetShards(store->get(), dir);
-  if (!reports.ok()) return Fail(reports.status());
+  if (!reports.ok()) return FailCommand(reports.status());
   for (const DatasetShardReport& r : *reports) {
     std::printf("%s: %lld new records, %d networks added (from %s)\n", r.device_key.c_str(),
                 static_cast<long long>(r.records), r.jobs, r.records_path.c_str());

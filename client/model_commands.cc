@@ -11,6 +11,7 @@
 #include <map>
 #include <thread>
 
+#include "client/command_exit.h"
 #include "absl/strings/str_cat.h"
 #include "client/job_source.h"
 #include "client/service_connection.h"
@@ -25,11 +26,6 @@
 
 namespace pruner {
 namespace {
-
-int Fail(const absl::Status& status) {
-  std::cerr << "error: " << status.message() << "\n";
-  return 2;
-}
 
 // "NAME=path" or a bare path (only when the model has exactly one port).
 absl::StatusOr<std::map<std::string, std::string>> PortFiles(
@@ -94,11 +90,11 @@ void PrintProfile(std::vector<CompiledModel::StepTime> steps, int runs) {
 
 int RunCompile(const CompileCommand& c) {
   absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromShapes(c.shapes);
-  if (!import.ok()) return Fail(import.status());
+  if (!import.ok()) return FailCommand(import.status());
   absl::StatusOr<OnnxModel> model = ImportOnnxFile(c.model, *import);
-  if (!model.ok()) return Fail(model.status());
+  if (!model.ok()) return FailCommand(model.status());
   absl::StatusOr<DeviceProfile> local = GetDeviceProfile("cpu");
-  if (!local.ok()) return Fail(local.status());
+  if (!local.ok()) return FailCommand(local.status());
   const DeviceProfile device = WithStableCpuKey(*local);
   const std::string target = c.target.empty() ? device.name : c.target;
   std::unique_ptr<RecordsStore> store;
@@ -109,9 +105,9 @@ int RunCompile(const CompileCommand& c) {
     const ServiceFlags flags =
         WithEnvironmentDefaults(ServiceFlags{}, [](const char* name) { return std::getenv(name); });
     absl::StatusOr<v1::BestRecordsReply> best = MakeServiceJobSource(flags)->BestRecords(c.job);
-    if (!best.ok()) return Fail(best.status());
+    if (!best.ok()) return FailCommand(best.status());
     if (best->target() != device.name) {
-      return Fail(absl::FailedPreconditionError(absl::StrCat(
+      return FailCommand(absl::FailedPreconditionError(absl::StrCat(
           "job ", c.job, " was tuned for ", best->target(), ", this machine is ", device.name,
           ": compile it on a machine of that kind")));
     }
@@ -127,7 +123,7 @@ int RunCompile(const CompileCommand& c) {
     source = absl::StrCat("job ", c.job, " on ", flags.server, ", ", by_key->size(), " tasks");
   } else if (!c.defaults_only && std::filesystem::exists(c.db)) {
     absl::StatusOr<std::unique_ptr<RecordsStore>> opened = RecordsStore::Open(c.db);
-    if (!opened.ok()) return Fail(opened.status());
+    if (!opened.ok()) return FailCommand(opened.status());
     store = std::move(*opened);
     tuned = TunedSchedulesFrom(*store, target);
     source = c.db;
@@ -138,14 +134,14 @@ int RunCompile(const CompileCommand& c) {
   options.device = device;
   if (store != nullptr && target != device.name) {
     absl::StatusOr<DeviceProfile> stored = store->GetDevice(target);
-    if (!stored.ok()) return Fail(stored.status());
+    if (!stored.ok()) return FailCommand(stored.status());
     options.device = *stored;
   }
   options.progress = [](const std::string& line) { std::printf("  %s\n", line.c_str()); };
   std::printf("compiling %s for %s (records: %s)\n", c.model.c_str(), options.device.name.c_str(),
               source.c_str());
   absl::StatusOr<CompileReport> report = CompileModel(*model, tuned, options);
-  if (!report.ok()) return Fail(report.status());
+  if (!report.ok()) return FailCommand(report.status());
   // The C API and its C++ wrapper, for programs that link the library.
   const std::filesystem::path dir = std::filesystem::absolute(c.out).parent_path();
   for (const auto& [name, text] :
@@ -154,7 +150,7 @@ int RunCompile(const CompileCommand& c) {
     std::ofstream header(dir / name);
     header << text;
     if (!header) {
-      return Fail(absl::InternalError(absl::StrCat("cannot write '", (dir / name).string(), "'")));
+      return FailCommand(absl::InternalError(absl::StrCat("cannot write '", (dir / name).string(), "'")));
     }
   }
   int tuned_count = 0;
@@ -179,24 +175,24 @@ int RunCompile(const CompileCommand& c) {
 int RunModel(const RunCommand& c) {
   absl::StatusOr<std::unique_ptr<CompiledModel>> model =
       CompiledModel::Load(std::filesystem::absolute(c.library).string(), c.threads);
-  if (!model.ok()) return Fail(model.status());
+  if (!model.ok()) return FailCommand(model.status());
   CompiledModel& m = **model;
   absl::StatusOr<std::map<std::string, std::string>> in_files = PortFiles(c.inputs, m.inputs(), "input");
-  if (!in_files.ok()) return Fail(in_files.status());
+  if (!in_files.ok()) return FailCommand(in_files.status());
   std::vector<Tensor> inputs;
   for (const CompiledModel::Port& p : m.inputs()) {
     auto f = in_files->find(p.name);
     if (f == in_files->end()) {
-      return Fail(absl::InvalidArgumentError(absl::StrCat(
+      return FailCommand(absl::InvalidArgumentError(absl::StrCat(
           "no value for input '", p.name, "' ", ShapeToString(p.shape), ": give --input ",
           p.name, "=FILE.npy")));
     }
     absl::StatusOr<Tensor> t = ReadNpy(f->second);
-    if (!t.ok()) return Fail(t.status());
+    if (!t.ok()) return FailCommand(t.status());
     inputs.push_back(*std::move(t));
   }
   absl::StatusOr<std::vector<Tensor>> outputs = m.Run(inputs);
-  if (!outputs.ok()) return Fail(outputs.status());
+  if (!outputs.ok()) return FailCommand(outputs.status());
   int exit_code = 0;
   for (size_t i = 0; i < outputs->size(); ++i) {
     const Tensor& t = (*outputs)[i];
@@ -209,17 +205,17 @@ int RunModel(const RunCommand& c) {
                 ShapeToString(t.shape).c_str(), lo, hi);
   }
   absl::StatusOr<std::map<std::string, std::string>> expect = PortFiles(c.expect, m.outputs(), "expect");
-  if (!expect.ok()) return Fail(expect.status());
+  if (!expect.ok()) return FailCommand(expect.status());
   absl::StatusOr<std::map<std::string, std::string>> save = PortFiles(c.save, m.outputs(), "save");
-  if (!save.ok()) return Fail(save.status());
+  if (!save.ok()) return FailCommand(save.status());
   for (size_t i = 0; i < outputs->size(); ++i) {
     const std::string& name = m.outputs()[i].name;
     if (auto f = save->find(name); f != save->end()) {
-      if (absl::Status s = WriteNpy(f->second, (*outputs)[i]); !s.ok()) return Fail(s);
+      if (absl::Status s = WriteNpy(f->second, (*outputs)[i]); !s.ok()) return FailCommand(s);
     }
     if (auto f = expect->find(name); f != expect->end()) {
       absl::StatusOr<Tensor> want = ReadNpy(f->second);
-      if (!want.ok()) return Fail(want.status());
+      if (!want.ok()) return FailCommand(want.status());
       absl::Status close = CheckAllClose((*outputs)[i], *want, c.rtol, c.atol);
       std::printf("output %s vs %s (rtol %g, atol %g): %s\n", name.c_str(), f->second.c_str(),
                   c.rtol, c.atol, close.ok() ? "match" : std::string(close.message()).c_str());
@@ -233,9 +229,9 @@ int RunModel(const RunCommand& c) {
     const int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
     absl::StatusOr<std::unique_ptr<TorchScriptBaseline>> torch =
         LoadTorchScript(c.torchscript, inputs, threads);
-    if (!torch.ok()) return Fail(torch.status());
+    if (!torch.ok()) return FailCommand(torch.status());
     absl::StatusOr<Tensor> reference = (*torch)->Run();
-    if (!reference.ok()) return Fail(reference.status());
+    if (!reference.ok()) return FailCommand(reference.status());
     const absl::Status close = CheckAllClose((*outputs)[0], *reference, c.rtol, c.atol);
     std::printf("output %s vs PyTorch's (rtol %g, atol %g): %s\n", m.outputs()[0].name.c_str(),
                 c.rtol, c.atol, close.ok() ? "match" : std::string(close.message()).c_str());
@@ -273,7 +269,7 @@ int RunModel(const RunCommand& c) {
   }
   if (c.profile > 0) {
     absl::StatusOr<std::vector<CompiledModel::StepTime>> steps = m.Profile(inputs, c.profile);
-    if (!steps.ok()) return Fail(steps.status());
+    if (!steps.ok()) return FailCommand(steps.status());
     PrintProfile(*steps, c.profile);
   }
   if (c.bench > 0) {
@@ -281,7 +277,7 @@ int RunModel(const RunCommand& c) {
     for (int r = 0; r < c.bench; ++r) {
       const auto start = std::chrono::steady_clock::now();
       absl::StatusOr<std::vector<Tensor>> again = m.Run(inputs);
-      if (!again.ok()) return Fail(again.status());
+      if (!again.ok()) return FailCommand(again.status());
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(ms.begin(), ms.end());

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "client/command_exit.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/model/cost_model.h"
@@ -17,11 +18,6 @@
 
 namespace pruner {
 namespace {
-
-int Fail(const absl::Status& status) {
-  std::cerr << "error: " << status.message() << "\n";
-  return 2;
-}
 
 // Every record of `device_key`, replayed to its state. Records whose
 // schedule no longer replays (an older engine's sentence) are skipped and
@@ -57,18 +53,18 @@ absl::StatusOr<std::vector<MeasuredState>> LoadRecords(const RecordsStore& store
 
 int RunPretrain(const PretrainCommand& c) {
 #ifndef PRUNER_WITH_TORCH
-  return Fail(absl::FailedPreconditionError("pretrain needs a build with LibTorch (PaCM)"));
+  return FailCommand(absl::FailedPreconditionError("pretrain needs a build with LibTorch (PaCM)"));
 #else
-  if (c.device.empty()) return Fail(absl::InvalidArgumentError("give --device KEY (see `pruner records`)"));
+  if (c.device.empty()) return FailCommand(absl::InvalidArgumentError("give --device KEY (see `pruner records`)"));
   auto store = RecordsStore::Open(c.db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailCommand(store.status());
   auto device = (*store)->GetDevice(c.device);
-  if (!device.ok()) return Fail(device.status());
+  if (!device.ok()) return FailCommand(device.status());
   int64_t skipped = 0;
   auto records = LoadRecords(**store, c.device, &skipped);
-  if (!records.ok()) return Fail(records.status());
+  if (!records.ok()) return FailCommand(records.status());
   if (records->empty()) {
-    return Fail(absl::FailedPreconditionError(
+    return FailCommand(absl::FailedPreconditionError(
         absl::StrCat("no records of device ", c.device, " in ", c.db)));
   }
   std::printf("pretraining PaCM on %zu records of %s (%lld skipped: no longer replay)\n",
@@ -77,11 +73,11 @@ int RunPretrain(const PretrainCommand& c) {
   PaCMPretrainOptions options;
   if (c.max_epochs > 0) options.training.schedule.max_epochs = c.max_epochs;
   auto result = PretrainPaCM(*records, *device, options);
-  if (!result.ok()) return Fail(result.status());
+  if (!result.ok()) return FailCommand(result.status());
   if (absl::Status st = (*store)->PutCheckpoint("pacm", c.device, result->checkpoint,
                                                 result->train_programs);
       !st.ok()) {
-    return Fail(st);
+    return FailCommand(st);
   }
   std::printf("trained on %lld programs (%lld held out, %lld did not lower) in %.1f s, %d epochs\n",
               static_cast<long long>(result->train_programs),
@@ -100,7 +96,7 @@ int RunPretrain(const PretrainCommand& c) {
   if (!c.out.empty()) {
     std::ofstream out(c.out, std::ios::binary);
     out << result->checkpoint;
-    if (!out) return Fail(absl::UnavailableError(absl::StrCat("cannot write ", c.out)));
+    if (!out) return FailCommand(absl::UnavailableError(absl::StrCat("cannot write ", c.out)));
   }
   return 0;
 #endif

@@ -16,6 +16,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "client/command_exit.h"
 #include "client/dataset_commands.h"
 #include "client/dataset_submit.h"
 #include "client/job_source_local.h"
@@ -43,11 +44,6 @@ std::map<std::string, CpuBackend> BackendNames() {
           {CpuBackendName(CpuBackend::kGcc), CpuBackend::kGcc}};
 }
 
-int Fail(const absl::Status& status) {
-  std::cerr << "error: " << status.message() << "\n";
-  return 2;
-}
-
 int ListOperators() {
   for (const std::string& op : KnownOperators()) std::cout << op << "\n";
   std::cout << "\n" << OperatorUsage() << "\n";
@@ -57,7 +53,7 @@ int ListOperators() {
 int ListDevices(bool json) {
   for (const std::string& name : KnownDeviceProfiles()) {
     auto profile = GetDeviceProfile(name);
-    if (!profile.ok()) return Fail(profile.status());
+    if (!profile.ok()) return FailCommand(profile.status());
     if (json) {
       std::cout << DeviceProfileToJsonString(*profile, -1) << "\n";
     } else {
@@ -71,13 +67,13 @@ int ListDevices(bool json) {
 
 int PrintSketches(const std::string& op, const std::string& device_name) {
   auto device = GetDeviceProfile(device_name);
-  if (!device.ok()) return Fail(device.status());
+  if (!device.ok()) return FailCommand(device.status());
   auto dag = BuildOperator(op);
-  if (!dag.ok()) return Fail(dag.status());
+  if (!dag.ok()) return FailCommand(dag.status());
   auto shared = std::make_shared<const ComputeDag>(*std::move(dag));
   std::cout << "workload " << shared->WorkloadKey() << "\n" << shared->ToString() << "\n";
   auto sketches = GenerateSketches(shared, *device);
-  if (!sketches.ok()) return Fail(sketches.status());
+  if (!sketches.ok()) return FailCommand(sketches.status());
   for (size_t i = 0; i < sketches->size(); ++i) {
     std::cout << "=== sketch " << i << " ===\n" << (*sketches)[i].ToString() << "\n";
   }
@@ -112,33 +108,33 @@ bool AllRight(const ScheduleCheckReport& r, const ScheduleCheckOptions& options)
 int Check(const std::string& op, const std::string& network, const std::string& workload,
           const std::string& device_name, const ScheduleCheckOptions& options) {
   auto device = GetDeviceProfile(device_name);
-  if (!device.ok()) return Fail(device.status());
+  if (!device.ok()) return FailCommand(device.status());
   if (op.empty() == network.empty()) {
-    return Fail(absl::InvalidArgumentError("give exactly one of --op and --network"));
+    return FailCommand(absl::InvalidArgumentError("give exactly one of --op and --network"));
   }
   if (!op.empty()) {
     auto report = CheckRandomSchedules(op, *device, options);
-    if (!report.ok()) return Fail(report.status());
+    if (!report.ok()) return FailCommand(report.status());
     std::printf("workload key %s, %.3f GFLOP\n", report->workload_key.c_str(), report->gflop);
     PrintReport(op, device->name, *report);
     if (!report->example.empty()) std::cout << "\nexample schedule\n" << report->example << "\n";
     return AllRight(*report, options) ? 0 : 1;
   }
   auto tasks = BuildJobTasks({}, network);
-  if (!tasks.ok()) return Fail(tasks.status());
+  if (!tasks.ok()) return FailCommand(tasks.status());
   int sampled = 0, wrong = 0, checked = 0;
   for (const SearchTask& task : *tasks) {
     if (!workload.empty() && task.workload_key != workload) continue;
     ++checked;
     auto report = CheckSchedules(task.dag, *device, options);
-    if (!report.ok()) return Fail(report.status());
+    if (!report.ok()) return FailCommand(report.status());
     PrintReport(task.name, device->name, *report);
     std::fflush(stdout);
     sampled += report->sampled;
     wrong += report->sampled - (options.run ? report->run_matched : report->matched);
   }
   if (checked == 0) {
-    return Fail(absl::NotFoundError(absl::StrCat(network, " has no task with workload ", workload)));
+    return FailCommand(absl::NotFoundError(absl::StrCat(network, " has no task with workload ", workload)));
   }
   std::printf("%s: %d tasks, %d schedules, %d wrong or failed (%s)\n", network.c_str(), checked,
               sampled, wrong,
@@ -163,11 +159,11 @@ int Demo(int n) {
   int bad = 0;
   for (const std::string device_name : {"cpu", "a100"}) {
     auto device = GetDeviceProfile(device_name);
-    if (!device.ok()) return Fail(device.status());
+    if (!device.ok()) return FailCommand(device.status());
     std::printf("\n== %s: %s ==\n", device->name.c_str(), device->description.c_str());
     for (const std::string& op : ops) {
       auto report = CheckRandomSchedules(op, *device, options);
-      if (!report.ok()) return Fail(report.status());
+      if (!report.ok()) return FailCommand(report.status());
       PrintReport(op, device->name, *report);
       if (report->matched != report->sampled) ++bad;
     }

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "client/command_exit.h"
 #include "absl/status/status.h"
 #include "client/job_format.h"
 #include "common/base/status_macros.h"
@@ -14,11 +15,6 @@
 
 namespace pruner {
 namespace {
-
-int Fail(const absl::Status& status) {
-  std::cerr << "error: " << status.message() << "\n";
-  return 2;
-}
 
 absl::StatusOr<std::string> LoweredProgram(const RecordsStore& store, const StoredRecord& best,
                                            ComputeDag dag) {
@@ -34,9 +30,9 @@ absl::StatusOr<std::string> LoweredProgram(const RecordsStore& store, const Stor
 
 int RunRecordsShow(const std::string& db, const std::string& workload_key, int64_t limit) {
   auto store = RecordsStore::Open(db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailCommand(store.status());
   auto records = (*store)->ListRecords(workload_key, "", limit);
-  if (!records.ok()) return Fail(records.status());
+  if (!records.ok()) return FailCommand(records.status());
   for (const StoredRecord& r : *records) {
     if (r.result.ok()) {
       // A second measurement says which record it checks; a checked record
@@ -57,14 +53,14 @@ int RunRecordsShow(const std::string& db, const std::string& workload_key, int64
 int RunRecordsBest(const std::string& db, const std::string& workload_key,
                    const std::string& device_key, bool show_program) {
   auto store = RecordsStore::Open(db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailCommand(store.status());
   auto best = (*store)->BestRecord(workload_key, device_key);
   if (!best.ok()) {
     std::printf("%s: no valid record on %s\n", workload_key.c_str(), device_key.c_str());
     return 1;
   }
   auto dag = (*store)->GetWorkload(workload_key);
-  if (!dag.ok()) return Fail(dag.status());
+  if (!dag.ok()) return FailCommand(dag.status());
   const double gflops = dag->FlopCount() / best->result.mean_s / 1e9;
   std::printf("workload %s  device %s  record %lld\n  %.4f ms  %.1f GFLOP/s  (%zu repeats)\n  %s\n",
               workload_key.c_str(), device_key.c_str(), static_cast<long long>(best->id),
@@ -86,7 +82,7 @@ int RunRecordsBest(const std::string& db, const std::string& workload_key,
   std::printf("  measured by %s; %s\n", best->measured_by.c_str(), trust.c_str());
   if (show_program) {
     auto program = LoweredProgram(**store, *best, *std::move(dag));
-    if (!program.ok()) return Fail(program.status());
+    if (!program.ok()) return FailCommand(program.status());
     std::printf("%s\n", program->c_str());
   }
   return 0;
@@ -95,26 +91,26 @@ int RunRecordsBest(const std::string& db, const std::string& workload_key,
 int RunRecordsExport(const std::string& db, const std::string& path,
                      const std::string& workload_key) {
   auto store = RecordsStore::Open(db);
-  if (!store.ok()) return Fail(store.status());
-  if (absl::Status s = (*store)->ExportJsonLines(path, workload_key); !s.ok()) return Fail(s);
+  if (!store.ok()) return FailCommand(store.status());
+  if (absl::Status s = (*store)->ExportJsonLines(path, workload_key); !s.ok()) return FailCommand(s);
   std::printf("exported to %s\n", path.c_str());
   return 0;
 }
 
 int RunRecordsImport(const std::string& db, const std::string& path) {
   auto store = RecordsStore::Open(db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailCommand(store.status());
   auto added = (*store)->ImportJsonLines(path);
-  if (!added.ok()) return Fail(added.status());
+  if (!added.ok()) return FailCommand(added.status());
   std::printf("imported %lld records\n", static_cast<long long>(*added));
   return 0;
 }
 
 int RunRecordsPurge(const std::string& db, const std::string& worker_name, bool dry_run) {
   auto store = RecordsStore::Open(db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailCommand(store.status());
   auto summary = (*store)->PurgeWorkerRecords(worker_name, dry_run);
-  if (!summary.ok()) return Fail(summary.status());
+  if (!summary.ok()) return FailCommand(summary.status());
   v1::PurgeWorkerRecordsReply reply;
   reply.set_records(summary->records);
   reply.set_ok_records(summary->ok_records);

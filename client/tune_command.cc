@@ -2,11 +2,11 @@
 
 #include <atomic>
 #include <cctype>
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
+#include "client/command_exit.h"
 #include "absl/strings/str_cat.h"
 #include "common/device/device_profile.h"
 #include "common/graph/networks.h"
@@ -24,31 +24,18 @@
 #include "server/job_info.h"
 
 namespace pruner {
-namespace {
-
-std::atomic<bool> g_stop{false};
-
-void OnSignal(int) { g_stop.store(true); }
-
-int Fail(const absl::Status& status) {
-  std::cerr << "error: " << status.message() << "\n";
-  return 2;
-}
-
-}  // namespace
-
 int RunTasks(const std::string& network, const std::string& model,
              const std::vector<std::string>& shapes) {
   if (network.empty() == model.empty()) {
-    return Fail(absl::InvalidArgumentError("give --network NAME or --model FILE.onnx"));
+    return FailCommand(absl::InvalidArgumentError("give --network NAME or --model FILE.onnx"));
   }
   absl::StatusOr<Graph> graph;
   std::string what = network;
   if (!model.empty()) {
     absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromShapes(shapes);
-    if (!import.ok()) return Fail(import.status());
+    if (!import.ok()) return FailCommand(import.status());
     absl::StatusOr<OnnxModel> imported = ImportOnnxFile(model, *import);
-    if (!imported.ok()) return Fail(imported.status());
+    if (!imported.ok()) return FailCommand(imported.status());
     std::printf("%s: ONNX opset %d from %s, %d nodes after import\n", model.c_str(),
                 imported->opset, imported->producer.c_str(), imported->graph.num_nodes());
     for (size_t i = 0; i < imported->inputs.size(); ++i) {
@@ -64,9 +51,9 @@ int RunTasks(const std::string& network, const std::string& model,
   } else {
     graph = BuildNetwork(network);
   }
-  if (!graph.ok()) return Fail(graph.status());
+  if (!graph.ok()) return FailCommand(graph.status());
   absl::StatusOr<std::vector<GraphTask>> tasks = ExtractTasks(*graph);
-  if (!tasks.ok()) return Fail(tasks.status());
+  if (!tasks.ok()) return FailCommand(tasks.status());
   const double total = WeightedFlops(*tasks);
   std::printf("%zu tasks, %.3f GFLOP per run\n", tasks->size(), total * 1e-9);
   std::printf("%4s %6s %10s %6s  %-44s %s\n", "#", "weight", "MFLOP", "share", "task",
@@ -83,40 +70,40 @@ int RunTasks(const std::string& network, const std::string& model,
 
 int RunTune(const TuneCommand& c) {
   auto store = RecordsStore::Open(c.db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailCommand(store.status());
   // The measurer's thread starts before any model or OpenMP code runs.
   std::unique_ptr<TuningJob> job;
   std::unique_ptr<Measurer> measurer;
   if (c.resume_job > 0) {
     auto stored = (*store)->GetJob(c.resume_job);
-    if (!stored.ok()) return Fail(stored.status());
+    if (!stored.ok()) return FailCommand(stored.status());
     auto options = TuningOptionsFromJson(stored->options_json);
-    if (!options.ok()) return Fail(options.status());
+    if (!options.ok()) return FailCommand(options.status());
     auto device = (*store)->GetDevice(stored->device_key);
-    if (!device.ok()) return Fail(device.status());
+    if (!device.ok()) return FailCommand(device.status());
     if (device->IsGpu()) {
-      return Fail(absl::FailedPreconditionError(
+      return FailCommand(absl::FailedPreconditionError(
           "job targets a GPU; in-process tuning measures on the local CPU only"));
     }
     auto local = GetDeviceProfile("cpu");
-    if (!local.ok()) return Fail(local.status());
+    if (!local.ok()) return FailCommand(local.status());
     if (WithStableCpuKey(*local).name != device->name) {
-      return Fail(absl::FailedPreconditionError(absl::StrCat(
+      return FailCommand(absl::FailedPreconditionError(absl::StrCat(
           "job ", c.resume_job, " was tuned on ", device->name, ", this machine is ",
           WithStableCpuKey(*local).name, ": its records would not compare")));
     }
     measurer = MakeLocalMeasurer(options->measure);
     auto resumed = TuningJob::Resume(store->get(), measurer.get(), c.resume_job);
-    if (!resumed.ok()) return Fail(resumed.status());
+    if (!resumed.ok()) return FailCommand(resumed.status());
     job = std::move(*resumed);
     std::printf("resuming job %lld: %lld of %lld trials done\n",
                 static_cast<long long>(job->id()), static_cast<long long>(job->trials()),
                 static_cast<long long>(job->options().trial_budget));
   } else {
     auto device = GetDeviceProfile(c.device);
-    if (!device.ok()) return Fail(device.status());
+    if (!device.ok()) return FailCommand(device.status());
     if (device->IsGpu()) {
-      return Fail(absl::InvalidArgumentError(absl::StrCat(
+      return FailCommand(absl::InvalidArgumentError(absl::StrCat(
           "device ", device->name,
           ": in-process tuning measures on the local CPU only (tune for a GPU through the "
           "service: `pruner submit` to a server with a worker on that GPU)")));
@@ -124,19 +111,19 @@ int RunTune(const TuneCommand& c) {
     absl::StatusOr<std::vector<SearchTask>> tasks;
     if (!c.model.empty()) {
       if (!c.ops.empty() || !c.network.empty()) {
-        return Fail(absl::InvalidArgumentError("give --op, --network or --model, only one"));
+        return FailCommand(absl::InvalidArgumentError("give --op, --network or --model, only one"));
       }
       absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromShapes(c.shapes);
-      if (!import.ok()) return Fail(import.status());
+      if (!import.ok()) return FailCommand(import.status());
       tasks = BuildModelTasks(c.model, *import);
     } else {
       tasks = BuildJobTasks(c.ops, c.network);
     }
-    if (!tasks.ok()) return Fail(tasks.status());
+    if (!tasks.ok()) return FailCommand(tasks.status());
     measurer = MakeLocalMeasurer(c.options.measure);
     auto created = TuningJob::Create(store->get(), measurer.get(), *std::move(tasks),
                                      WithStableCpuKey(*device), c.options);
-    if (!created.ok()) return Fail(created.status());
+    if (!created.ok()) return FailCommand(created.status());
     job = std::move(*created);
     std::printf("job %lld: %zu tasks on %s, strategy %s, scheduler %s, %lld trials, db %s\n",
                 static_cast<long long>(job->id()), job->TaskStatuses().size(),
@@ -144,14 +131,13 @@ int RunTune(const TuneCommand& c) {
                 c.options.scheduler.c_str(), static_cast<long long>(c.options.trial_budget),
                 c.db.c_str());
   }
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  const std::atomic<bool>* stop = StopOnSignals();
   RunLimits limits;
-  limits.stop = &g_stop;
+  limits.stop = stop;
   // Rounds print as `pruner watch` prints a server job's (job_format.h):
   // the job's view from the database, each round laid over it.
   auto info = JobInfoFromStore(**store, job->id());
-  if (!info.ok()) return Fail(info.status());
+  if (!info.ok()) return FailCommand(info.status());
   info->set_status("running");
   bool table_is_current = false;
   absl::Status status = job->Run(
@@ -163,12 +149,12 @@ int RunTune(const TuneCommand& c) {
         std::cout << std::flush;
       },
       limits);
-  if (!status.ok()) return Fail(status);
+  if (!status.ok()) return FailCommand(status);
   if (!table_is_current) std::cout << FormatTaskTable(*info);
   std::printf("%s job %lld: %lld trials, estimated total latency %.4f ms\n",
-              g_stop.load() ? "stopped" : "finished", static_cast<long long>(job->id()),
+              stop->load() ? "stopped" : "finished", static_cast<long long>(job->id()),
               static_cast<long long>(job->trials()), job->EstimatedLatency() * 1e3);
-  if (g_stop.load()) {
+  if (stop->load()) {
     std::printf("continue with: pruner tune --db %s --resume %lld\n", c.db.c_str(),
                 static_cast<long long>(job->id()));
   }

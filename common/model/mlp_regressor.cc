@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -173,25 +172,16 @@ absl::StatusOr<std::vector<double>> MlpPackRegressor::Predict(const PackedRows& 
 
 absl::StatusOr<std::string> MlpPackRegressor::Save() const {
   if (net_.is_empty()) return absl::FailedPreconditionError("mlp: save before training");
-  try {
-    torch::serialize::OutputArchive archive;
+  return SaveArchive("mlp", [&](torch::serialize::OutputArchive& archive) {
     net_->save(archive);
     archive.write("scale", scale_);
     archive.write("hidden_dim", torch::tensor(static_cast<int64_t>(params_.hidden_dim)));
     archive.write("mse", torch::tensor(static_cast<int64_t>(params_.loss == MlpLoss::kMse)));
-    std::ostringstream out;
-    archive.save_to(out);
-    return out.str();
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("mlp: save: ", e.what()));
-  }
+  });
 }
 
 absl::Status MlpPackRegressor::Load(std::string_view bytes) {
-  try {
-    std::istringstream in{std::string(bytes)};
-    torch::serialize::InputArchive archive;
-    archive.load_from(in);
+  return LoadArchive("mlp", bytes, [&](torch::serialize::InputArchive& archive) {
     torch::Tensor scale, hidden, mse;
     archive.read("scale", scale);
     archive.read("hidden_dim", hidden);
@@ -211,9 +201,7 @@ absl::Status MlpPackRegressor::Load(std::string_view bytes) {
     net_ = net;
     scale_ = scale;
     return absl::OkStatus();
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("mlp: load: ", e.what()));
-  }
+  });
 }
 
 }  // namespace

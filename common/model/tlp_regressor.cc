@@ -5,7 +5,6 @@
 #include <torch/torch.h>
 
 #include <chrono>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -205,25 +204,16 @@ absl::StatusOr<std::vector<double>> TlpPackRegressor::Predict(const PackedRows& 
 
 absl::StatusOr<std::string> TlpPackRegressor::Save() const {
   if (net_.is_empty()) return absl::FailedPreconditionError("tlp: save before training");
-  try {
-    torch::serialize::OutputArchive archive;
+  return SaveArchive("tlp", [&](torch::serialize::OutputArchive& archive) {
     net_->save(archive);
     archive.write("shape", torch::tensor({static_cast<int64_t>(params_.rows), columns_,
                                           static_cast<int64_t>(params_.hidden_dim),
                                           static_cast<int64_t>(params_.heads), outputs_}));
-    std::ostringstream out;
-    archive.save_to(out);
-    return out.str();
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("tlp: save: ", e.what()));
-  }
+  });
 }
 
 absl::Status TlpPackRegressor::Load(std::string_view bytes) {
-  try {
-    std::istringstream in{std::string(bytes)};
-    torch::serialize::InputArchive archive;
-    archive.load_from(in);
+  return LoadArchive("tlp", bytes, [&](torch::serialize::InputArchive& archive) {
     torch::Tensor shape;
     archive.read("shape", shape);
     if (shape.numel() != 5) return absl::InvalidArgumentError("tlp: malformed checkpoint");
@@ -243,9 +233,7 @@ absl::Status TlpPackRegressor::Load(std::string_view bytes) {
     outputs_ = outputs;
     net_ = net;
     return absl::OkStatus();
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("tlp: load: ", e.what()));
-  }
+  });
 }
 
 }  // namespace

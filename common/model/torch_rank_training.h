@@ -16,8 +16,14 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "common/model/rank_training_schedule.h"
 
 namespace pruner {
@@ -59,6 +65,36 @@ inline torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Te
 inline void SetTorchThreads(int requested) {
   const int n = requested > 0 ? requested : 1;
   if (torch::get_num_threads() != n) torch::set_num_threads(n);
+}
+
+// A model's checkpoint payload in torch's archive format: what `write`
+// puts in an archive, as bytes, and back through `read`. Torch's exceptions
+// become errors naming `model` (Internal on save, InvalidArgument on load:
+// a corrupt or foreign checkpoint).
+inline absl::StatusOr<std::string> SaveArchive(
+    std::string_view model, const std::function<void(torch::serialize::OutputArchive&)>& write) {
+  try {
+    torch::serialize::OutputArchive archive;
+    write(archive);
+    std::ostringstream out;
+    archive.save_to(out);
+    return out.str();
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat(std::string(model), ": save: ", e.what()));
+  }
+}
+
+inline absl::Status LoadArchive(
+    std::string_view model, std::string_view bytes,
+    const std::function<absl::Status(torch::serialize::InputArchive&)>& read) {
+  try {
+    std::istringstream in{std::string(bytes)};
+    torch::serialize::InputArchive archive;
+    archive.load_from(in);
+    return read(archive);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(model), ": load: ", e.what()));
+  }
 }
 
 struct RankTrainingRun {
