@@ -12,7 +12,8 @@ namespace pruner {
 std::string OperatorFamily(const std::string& task_name) {
   // Longest prefixes first: "depthwise_conv2d" before "conv2d".
   static const std::pair<const char*, const char*> kPrefixes[] = {
-      {"depthwise_conv2d", "depthwise"}, {"conv2d", "conv2d"},
+      {"depthwise_conv2d", "depthwise"}, {"group_conv2d", "conv2d"},  // ResNeXt's 3x3
+      {"conv2d", "conv2d"},
       {"batch_matmul", "batch-matmul"},  {"dense", "dense"},
       {"matmul", "dense"},               {"global_avg_pool", "pooling"},
       {"avg_pool", "pooling"},           {"max_pool", "pooling"},

@@ -15,8 +15,8 @@
 namespace pruner {
 
 // The operator family of a task name ("depthwise_conv2d_bias_relu6_N1_..."
-// -> "depthwise"): conv2d, depthwise, dense, batch-matmul, pooling, softmax,
-// layer-norm, or "other".
+// -> "depthwise"): conv2d (grouped ones too), depthwise, dense, batch-matmul,
+// pooling, softmax, layer-norm, or "other".
 std::string OperatorFamily(const std::string& task_name);
 
 struct DatasetFamilyStats {

@@ -205,6 +205,7 @@ TEST(DatasetFamiliesTest, TaskNamesMapToOperatorFamilies) {
   EXPECT_EQ(OperatorFamily("depthwise_conv2d_bias_relu6_N1_C32_H112_W112_K32_R3_S3_pad1"),
             "depthwise");
   EXPECT_EQ(OperatorFamily("conv2d_bias_relu_N1_C64_H56_W56_K64_R3_S3_pad1"), "conv2d");
+  EXPECT_EQ(OperatorFamily("group_conv2d_bias_relu_N1_C1024_H14_W14_K1024_R3_S3_G32"), "conv2d");
   EXPECT_EQ(OperatorFamily("batch_matmul_scale_B2_M128_K64_N128_tb"), "batch-matmul");
   EXPECT_EQ(OperatorFamily("dense_bias_gelu_M128_K128_N512"), "dense");
   EXPECT_EQ(OperatorFamily("global_avg_pool2d_N1_C512_H7_W7"), "pooling");
