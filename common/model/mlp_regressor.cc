@@ -156,18 +156,10 @@ absl::StatusOr<std::vector<double>> MlpPackRegressor::Predict(const PackedRows& 
   }
   ApplyThreads(params_);
   torch::NoGradGuard no_grad;
-  std::vector<double> out(packs.num_packs(), 0.0);
-  constexpr int kChunk = 4096;  // packs per forward pass, bounds memory
-  for (int begin = 0; begin < packs.num_packs(); begin += kChunk) {
-    std::vector<int> chunk;
-    for (int p = begin; p < std::min(packs.num_packs(), begin + kChunk); ++p) chunk.push_back(p);
+  return ScoreInChunks(packs.num_packs(), /*chunk=*/4096, [&](const std::vector<int>& chunk) {
     auto [rows, pack_of_row] = GatherRows(packs, chunk);
-    torch::Tensor s =
-        Output(rows / scale_, pack_of_row, static_cast<int64_t>(chunk.size())).contiguous();
-    const float* v = s.data_ptr<float>();
-    for (size_t i = 0; i < chunk.size(); ++i) out[begin + i] = v[i];
-  }
-  return out;
+    return Output(rows / scale_, pack_of_row, static_cast<int64_t>(chunk.size()));
+  });
 }
 
 absl::StatusOr<std::string> MlpPackRegressor::Save() const {

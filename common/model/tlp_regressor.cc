@@ -73,7 +73,8 @@ class TlpPackRegressor : public PackRegressor {
   absl::Status Load(std::string_view bytes) override;
 
  private:
-  absl::Status CheckShape(const PackedRows& packs) const {
+  // Every pack has params_.rows rows, and `columns` of them (0: any).
+  absl::Status CheckShape(const PackedRows& packs, int64_t columns) const {
     for (int p = 0; p < packs.num_packs(); ++p) {
       if (packs.pack_size(p) != params_.rows) {
         return absl::InvalidArgumentError(absl::StrCat("tlp: program ", p, " has ",
@@ -81,8 +82,8 @@ class TlpPackRegressor : public PackRegressor {
                                                        params_.rows));
       }
     }
-    if (columns_ > 0 && packs.num_columns() != columns_) {
-      return absl::InvalidArgumentError(absl::StrCat("tlp: model reads ", columns_,
+    if (columns > 0 && packs.num_columns() != columns) {
+      return absl::InvalidArgumentError(absl::StrCat("tlp: model reads ", columns,
                                                      " columns, data has ", packs.num_columns()));
     }
     return absl::OkStatus();
@@ -112,11 +113,8 @@ absl::StatusOr<FitReport> TlpPackRegressor::Fit(const PackedRows& packs,
     return absl::InvalidArgumentError(
         absl::StrCat("tlp: ", labels.size(), " labels for ", packs.num_packs(), " programs"));
   }
-  const int64_t saved_columns = columns_;
-  columns_ = 0;  // a fit chooses the width afresh
-  absl::Status shape = CheckShape(packs);
-  columns_ = saved_columns;
-  if (!shape.ok()) return shape;
+  // A fit chooses the width afresh.
+  if (absl::Status st = CheckShape(packs, /*columns=*/0); !st.ok()) return st;
   std::vector<int> items(packs.num_packs());
   bool any_positive = false;
   for (int p = 0; p < packs.num_packs(); ++p) {
@@ -135,7 +133,7 @@ absl::StatusOr<FitReport> TlpPackRegressor::Fit(const PackedRows& packs,
     if (auxiliary_->packs.num_columns() != packs.num_columns()) {
       return absl::InvalidArgumentError("tlp: auxiliary programs have another row width");
     }
-    if (absl::Status st = CheckShape(auxiliary_->packs); !st.ok()) return st;
+    if (absl::Status st = CheckShape(auxiliary_->packs, 0); !st.ok()) return st;
     for (int p = 0; p < auxiliary_->packs.num_packs(); ++p) items.push_back(n + p);
   }
   SetTorchThreads(params_.num_threads);
@@ -187,19 +185,12 @@ absl::StatusOr<FitReport> TlpPackRegressor::Fit(const PackedRows& packs,
 
 absl::StatusOr<std::vector<double>> TlpPackRegressor::Predict(const PackedRows& packs) const {
   if (net_.is_empty()) return absl::FailedPreconditionError("tlp: predict before training");
-  if (absl::Status st = CheckShape(packs); !st.ok()) return st;
+  if (absl::Status st = CheckShape(packs, columns_); !st.ok()) return st;
   SetTorchThreads(params_.num_threads);
   torch::NoGradGuard no_grad;
-  std::vector<double> out(packs.num_packs(), 0.0);
-  constexpr int kChunk = 2048;  // programs per forward pass, bounds memory
-  for (int begin = 0; begin < packs.num_packs(); begin += kChunk) {
-    std::vector<int> chunk;
-    for (int p = begin; p < std::min(packs.num_packs(), begin + kChunk); ++p) chunk.push_back(p);
-    torch::Tensor s = net_->forward(Batch(packs, chunk)).contiguous();
-    const float* v = s.data_ptr<float>();
-    for (size_t i = 0; i < chunk.size(); ++i) out[begin + i] = v[i];
-  }
-  return out;
+  return ScoreInChunks(packs.num_packs(), /*chunk=*/2048, [&](const std::vector<int>& chunk) {
+    return net_->forward(Batch(packs, chunk));
+  });
 }
 
 absl::StatusOr<std::string> TlpPackRegressor::Save() const {

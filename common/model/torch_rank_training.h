@@ -97,6 +97,22 @@ inline absl::Status LoadArchive(
   }
 }
 
+// Scores `n` programs in chunks of `chunk` (bounding the forward pass's
+// memory): `forward` gets a chunk's program indices and returns one score
+// each. For inference; the caller holds the NoGradGuard.
+inline std::vector<double> ScoreInChunks(
+    int n, int chunk, const std::function<torch::Tensor(const std::vector<int>&)>& forward) {
+  std::vector<double> out(n, 0.0);
+  for (int begin = 0; begin < n; begin += chunk) {
+    std::vector<int> which;
+    for (int p = begin; p < std::min(n, begin + chunk); ++p) which.push_back(p);
+    torch::Tensor s = forward(which).contiguous();
+    const float* v = s.data_ptr<float>();
+    for (size_t i = 0; i < which.size(); ++i) out[begin + i] = v[i];
+  }
+  return out;
+}
+
 struct RankTrainingRun {
   int epochs = 0;
   double smoothed_loss = 0;
