@@ -12,44 +12,12 @@
 #include "common/schedule/state.h"
 #include "common/schedule/step.h"
 #include "common/store/records_store.h"
+#include "common/tune/stored_states.h"
 #ifdef PRUNER_WITH_TORCH
 #include "common/model/pacm_pretrain.h"
 #endif
 
 namespace pruner {
-namespace {
-
-// Every record of `device_key`, replayed to its state. Records whose
-// schedule no longer replays (an older engine's sentence) are skipped and
-// counted.
-absl::StatusOr<std::vector<MeasuredState>> LoadRecords(const RecordsStore& store,
-                                                       const std::string& device_key,
-                                                       int64_t* skipped) {
-  PRUNER_ASSIGN_OR_RETURN(auto keys, store.ListWorkloadKeys());
-  std::vector<MeasuredState> out;
-  for (const std::string& key : keys) {
-    PRUNER_ASSIGN_OR_RETURN(auto records, store.ListRecords(key, device_key));
-    if (records.empty()) continue;
-    PRUNER_ASSIGN_OR_RETURN(auto dag, store.GetWorkload(key));
-    auto shared = std::make_shared<const ComputeDag>(std::move(dag));
-    for (const StoredRecord& r : records) {
-      auto steps = ParseSteps(r.steps);
-      if (!steps.ok()) {
-        ++*skipped;
-        continue;
-      }
-      auto state = State::Replay(shared, *steps);
-      if (!state.ok()) {
-        ++*skipped;
-        continue;
-      }
-      out.push_back(MeasuredState{*std::move(state), key, r.result.mean_s, r.result.ok()});
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 int RunPretrain(const PretrainCommand& c) {
 #ifndef PRUNER_WITH_TORCH
@@ -61,7 +29,7 @@ int RunPretrain(const PretrainCommand& c) {
   auto device = (*store)->GetDevice(c.device);
   if (!device.ok()) return FailCommand(device.status());
   int64_t skipped = 0;
-  auto records = LoadRecords(**store, c.device, &skipped);
+  auto records = LoadMeasuredStates(**store, c.device, &skipped);
   if (!records.ok()) return FailCommand(records.status());
   if (records->empty()) {
     return FailCommand(absl::FailedPreconditionError(

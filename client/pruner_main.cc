@@ -255,7 +255,8 @@ int main(int argc, char** argv) {
   tune->add_option("--strategy", topt.strategy,
                    absl::StrJoin(pruner::KnownStrategies(), ", "));
   tune->add_option("--pretrained-device", topt.pretrained_device,
-                   "moa-pruner / pruner-offline: device whose PaCM checkpoint to start from");
+                   "moa-pruner / pruner-offline: device whose PaCM checkpoint to start from; "
+                   "ansor-mtl-tlp: device whose records train the second head");
   tune->add_option("--scheduler", topt.scheduler, "gradient or round-robin");
   tune->add_option("--early-stopping", topt.early_stopping, "trials without improvement (0: off)");
   bool no_verify_bests = false;

@@ -10,6 +10,7 @@
 // the latencies are the database's. See bench/README.md for how the dataset
 // is collected and lse_evaluation.h / model_topk.h for the protocol.
 #include <algorithm>
+#include <set>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct Flags {
   int draws = 5000;
   int folds = 4;
   std::vector<double> fractions = {0.10, 0.25, 0.50, 1.00};
+  std::string split = "both";                     // workloads, networks, both
+  std::vector<double> network_fractions = {1.00};
+  double small_fraction = 0.07;  // TLP and MTL-TLP also at this fraction (Table 11)
   std::vector<std::string> models;  // empty = every model this build has
   int threads = 1;
   int analyzer_cores = -1;  // -1: the kernels' thread count; 0: the profile's
@@ -68,6 +72,9 @@ int Run(const Flags& flags) {
   ResultFields result;
   result.Add("workloads", static_cast<double>(replayed.workloads.size()));
   result.Add("records", static_cast<double>(replayed.NumStates()));
+  std::set<std::string> networks;
+  for (const ReplayedWorkload& w : replayed.workloads) networks.insert(w.group);
+  result.Add("networks", static_cast<double>(networks.size()));
 
   if (!flags.skip_lse) {
     const int cores = flags.analyzer_cores < 0 ? data->kernel_threads : flags.analyzer_cores;
@@ -98,37 +105,57 @@ int Run(const Flags& flags) {
   }
 
   if (!flags.skip_models) {
-    const std::vector<Fold> folds = MakeFolds(replayed, flags.folds);
-    if (folds.empty()) {
-      std::printf("\nLearned models: need at least two workloads to hold one out\n");
-    } else {
+    LearnedModelSettings model_settings{.featurize_threads = flags.threads, .seed = flags.seed};
+    if (!flags.aux_device.empty()) {
+      // Every quiet ok record of the other device, as replayed states.
+      auto aux = LoadDataset(**store, DatasetQuery{flags.aux_device, {}, flags.max_host_busy_cores});
+      if (!aux.ok()) {
+        std::fprintf(stderr, "--aux-device: %s\n", aux.status().ToString().c_str());
+        return 1;
+      }
+      auto records = std::make_shared<AuxiliaryRecords>();
+      records->device = aux->device;
+      for (const ReplayedWorkload& w : ReplayDataset(*aux).workloads) {
+        for (size_t i = 0; i < w.states.size(); ++i) {
+          records->records.push_back({w.states[i], w.key, w.latency_s[i], true});
+        }
+      }
+      std::printf("\nMTL-TLP's second device: %s, %zu records\n", aux->device.name.c_str(),
+                  records->records.size());
+      model_settings.auxiliary = std::move(records);
+    }
+    struct Split {
+      const char* flag;
+      const char* title;
+      FoldBy by;
+      const char* prefix;
+      std::vector<double> fractions;
+    };
+    const Split splits[] = {
+        {"workloads", "held-out workloads", FoldBy::kWorkload, "", flags.fractions},
+        {"networks", "held-out networks (leave one network out)", FoldBy::kGroup, "net_",
+         flags.network_fractions},
+    };
+    for (const Split& split : splits) {
+      if (flags.split != "both" && flags.split != split.flag) continue;
+      const std::vector<Fold> folds = MakeFolds(replayed, flags.folds, split.by);
+      if (folds.empty()) {
+        std::printf("\nLearned models on %s: not enough workloads or networks to hold out\n",
+                    split.title);
+        continue;
+      }
       std::vector<ModelTopK> results;
       TopKSettings settings;
-      settings.fractions = flags.fractions;
+      settings.fractions = split.fractions;
+      if (flags.small_fraction > 0) {
+        settings.extra_fractions = {flags.small_fraction};
+        settings.extra_fraction_models = {"tlp", "mtl-tlp"};
+      }
       settings.seed = flags.seed;
       settings.log = [](const std::string& line) {
         std::fflush(stdout);  // keep the tables and the progress lines in order
         std::fprintf(stderr, "  %s\n", line.c_str());
       };
-      LearnedModelSettings model_settings{.featurize_threads = flags.threads, .seed = flags.seed};
-      if (!flags.aux_device.empty()) {
-        // Every quiet ok record of the other device, as replayed states.
-        auto aux = LoadDataset(**store, DatasetQuery{flags.aux_device, {}, flags.max_host_busy_cores});
-        if (!aux.ok()) {
-          std::fprintf(stderr, "--aux-device: %s\n", aux.status().ToString().c_str());
-          return 1;
-        }
-        auto records = std::make_shared<AuxiliaryRecords>();
-        records->device = aux->device;
-        for (const ReplayedWorkload& w : ReplayDataset(*aux).workloads) {
-          for (size_t i = 0; i < w.states.size(); ++i) {
-            records->records.push_back({w.states[i], w.key, w.latency_s[i], true});
-          }
-        }
-        std::printf("\nMTL-TLP's second device: %s, %zu records\n", aux->device.name.c_str(),
-                    records->records.size());
-        model_settings.auxiliary = std::move(records);
-      }
       for (const LearnedModelFactory& factory : LearnedModels(model_settings)) {
         if (!flags.models.empty() &&
             std::find(flags.models.begin(), flags.models.end(), factory.name) ==
@@ -137,11 +164,13 @@ int Run(const Flags& flags) {
         }
         results.push_back(EvaluateModel(factory, replayed, data->device, folds, settings));
       }
-      PrintTopK(results, folds, replayed);
-      AddTopKResults(results, &result);
+      PrintTopK(split.title, results, folds, replayed);
+      AddTopKResults(results, split.prefix, &result);
     }
   }
-  std::printf("\n%s\n", result.Line("dataset_metrics").c_str());
+  // Models alone (Table 11 / Fig. 15) make the dataset_models line.
+  std::printf("\n%s\n",
+              result.Line(flags.skip_lse ? "dataset_models" : "dataset_metrics").c_str());
   return 0;
 }
 
@@ -167,7 +196,17 @@ int main(int argc, char** argv) {
   app.add_flag("--no-proportional", flags.no_proportional,
                "skip the sizes scaled to a 4,000-schedule space");
   app.add_option("--draws", flags.draws, "random-draft draws averaged (the paper: 5000)");
-  app.add_option("--folds", flags.folds, "folds by workload key when there is one network");
+  app.add_option("--folds", flags.folds, "folds of the held-out-workloads split");
+  app.add_option("--split", flags.split,
+                 "workloads (folds by workload key), networks (leave one network out) or both")
+      ->check(CLI::IsMember({"workloads", "networks", "both"}))
+      ->capture_default_str();
+  app.add_option("--network-fractions", flags.network_fractions,
+                 "training fractions of the held-out-networks split")
+      ->delimiter(',');
+  app.add_option("--small-fraction", flags.small_fraction,
+                 "tlp and mtl-tlp also at this training fraction (0: not)")
+      ->capture_default_str();
   app.add_option("--fractions", flags.fractions, "training fractions of the size curve")
       ->delimiter(',');
   const std::vector<pruner::dataset::LearnedModelFactory> available =

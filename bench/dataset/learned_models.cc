@@ -1,5 +1,6 @@
 #include "bench/dataset/learned_models.h"
 
+#include "common/model/autotvm_model.h"
 #include "common/model/xgb_model.h"
 #if PRUNER_DATASET_WITH_TORCH
 #include "common/model/mlp_model.h"
@@ -33,6 +34,40 @@ class UnbuildableModel final : public CostModel {
   absl::Status why_;
 };
 
+// AutoTVM's transfer model alone: every Update fits the base model on the
+// records given (other workloads: the training folds) and nothing local, so
+// held-out workloads are scored by the curve-feature base, as AutoTVM scores
+// a new task before it has measured anything.
+class AutotvmTransferOnly final : public CostModel {
+ public:
+  AutotvmTransferOnly(const DeviceProfile& device, AutotvmModelOptions options)
+      : device_(device), options_(std::move(options)) {}
+  std::string Name() const override { return "autotvm-transfer"; }
+  absl::Status Update(const std::vector<MeasuredState>& records) override {
+    auto model = MakeAutotvmModel(device_, options_, records);
+    if (!model.ok()) return model.status();
+    model_ = *std::move(model);
+    records_ = static_cast<int64_t>(records.size());
+    return absl::OkStatus();
+  }
+  std::vector<double> Predict(const std::vector<State>& states) override {
+    return model_ ? model_->Predict(states) : std::vector<double>(states.size(), 0.0);
+  }
+  int64_t NumTrainingRecords() const override { return records_; }
+  absl::StatusOr<std::string> Save() const override {
+    return absl::UnimplementedError("autotvm-transfer: a benchmark wrapper, not saved");
+  }
+  absl::Status Load(std::string_view) override {
+    return absl::UnimplementedError("autotvm-transfer: a benchmark wrapper, not loaded");
+  }
+
+ private:
+  DeviceProfile device_;
+  AutotvmModelOptions options_;
+  std::unique_ptr<CostModel> model_;
+  int64_t records_ = 0;
+};
+
 }  // namespace
 
 std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& settings) {
@@ -47,6 +82,25 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                    options.training = training;
                    options.xgb.seed = settings.seed;
                    return MakeXgbModel(device, options);
+                 }});
+  // AutoTVM: the local rank model on loop-variable features, trained on the
+  // other workloads' records (itervar rows mean different loops in other
+  // nests: AutoTVM's own warning), and its transfer model on curve features.
+  AutotvmModelOptions autotvm;
+  autotvm.num_warmup_sample = 1;
+  autotvm.min_history_records = 1;
+  autotvm.featurize_threads = settings.featurize_threads;
+  autotvm.seed = settings.seed;
+  autotvm.local.seed = autotvm.base.seed = settings.seed;
+  out.push_back({"autotvm", [=](const DeviceProfile& device, const std::set<std::string>&)
+                                -> std::unique_ptr<CostModel> {
+                   auto model = MakeAutotvmModel(device, autotvm);
+                   if (!model.ok()) return std::make_unique<UnbuildableModel>("autotvm", model.status());
+                   return *std::move(model);
+                 }});
+  out.push_back({"autotvm-transfer", [=](const DeviceProfile& device, const std::set<std::string>&)
+                                         -> std::unique_ptr<CostModel> {
+                   return std::make_unique<AutotvmTransferOnly>(device, autotvm);
                  }});
 #if PRUNER_DATASET_WITH_TORCH
   out.push_back({"mlp", [=](const DeviceProfile& device, const std::set<std::string>&) {

@@ -185,51 +185,62 @@ void AddLseResults(const LseEvaluation& lse, ResultFields* result) {
   }
 }
 
-void PrintTopK(const std::vector<ModelTopK>& models, const std::vector<Fold>& folds,
-               const ReplayedDataset& data) {
-  std::printf("\nLearned models, Top_k (Eq. 2) on held-out workloads; %zu folds:", folds.size());
+void PrintTopK(const std::string& title, const std::vector<ModelTopK>& models,
+               const std::vector<Fold>& folds, const ReplayedDataset& data) {
+  std::printf("\nLearned models, Top_k (Eq. 2) on %s; %zu folds:", title.c_str(), folds.size());
   for (const Fold& f : folds) {
     std::printf(" [%s:", f.label.c_str());
     for (int w : f.test) std::printf(" %s", Shorten(data.workloads[w].name, 28).c_str());
     std::printf("]");
   }
-  std::printf("\n| %-6s | %8s | %13s | %7s | %7s | %9s | %9s |\n", "model", "fraction",
-              "train records", "Top_1", "Top_5", "train s", "predict s");
-  std::printf("|--------|----------|---------------|---------|---------|-----------|-----------|\n");
+  std::printf("\n| %-16s | %8s | %13s | %7s | %7s | %15s | %9s | %11s |\n", "model", "fraction",
+              "train records", "Top_1", "Top_5", "Top_1 per fold", "train s", "states/s");
+  std::printf("|------------------|----------|---------------|---------|---------|-----------------|"
+              "-----------|-------------|\n");
   for (const ModelTopK& m : models) {
     for (const TopKPoint& p : m.points) {
-      std::printf("| %-6s | %7.0f%% | %13lld | %7s | %7s | %9.1f | %9.1f |\n", m.model.c_str(),
-                  p.fraction * 100, static_cast<long long>(p.train_records),
-                  Fixed(p.top1.value).c_str(), Fixed(p.top5.value).c_str(), p.train_s,
-                  p.predict_s);
+      const Spread spread = SpreadOf(p.fold_top1);
+      std::printf("| %-16s | %7.0f%% | %13lld | %7s | %7s | %7s ± %5s | %9.1f | %11.0f |\n",
+                  m.model.c_str(), p.fraction * 100, static_cast<long long>(p.train_records),
+                  Fixed(p.top1.value).c_str(), Fixed(p.top5.value).c_str(),
+                  Fixed(spread.mean).c_str(), Fixed(spread.sd).c_str(), p.train_s,
+                  p.StatesPerSecond());
     }
-    if (!m.error.empty()) std::printf("| %-6s | failed: %s\n", m.model.c_str(), m.error.c_str());
+    if (!m.error.empty()) std::printf("| %-16s | failed: %s\n", m.model.c_str(), m.error.c_str());
   }
   // What a model that ranks at random would get (all scores tied).
   std::vector<ScoredWorkload> tied;
   for (const ReplayedWorkload& w : data.workloads) {
     tied.push_back({w.weight, w.latency_s, std::vector<double>(w.latency_s.size(), 0.0)});
   }
-  std::printf("| %-6s | %8s | %13s | %7s | %7s | %9s | %9s |\n", "random", "-", "-",
+  std::printf("| %-16s | %8s | %13s | %7s | %7s | %15s | %9s | %11s |\n", "random", "-", "-",
               Fixed(ExpectedTopK(tied, 1).value).c_str(), Fixed(ExpectedTopK(tied, 5).value).c_str(),
-              "-", "-");
-  std::printf("(train records summed over folds; random = the expectation for a model whose "
-              "scores are all equal)\n");
+              "-", "-", "-");
+  std::printf("(Top_k over every workload, each scored by the model of the fold that held it "
+              "out; per fold: mean ± sd of the folds' own Top_1; train records and seconds "
+              "summed over folds; states/s = held-out states scored per second of Predict; "
+              "random = the expectation for a model whose scores are all equal)\n");
 }
 
-void AddTopKResults(const std::vector<ModelTopK>& models, ResultFields* result) {
+void AddTopKResults(const std::vector<ModelTopK>& models, const std::string& prefix,
+                    ResultFields* result) {
   for (const ModelTopK& m : models) {
+    std::string name = m.model;
+    std::replace(name.begin(), name.end(), '-', '_');
+    name = prefix + name;
     for (const TopKPoint& p : m.points) {
-      if (p.fraction == 1.0) {
-        result->Add(absl::StrCat(m.model, "_top1"), p.top1.value);
-        result->Add(absl::StrCat(m.model, "_top5"), p.top5.value);
-      }
+      if (p.fraction != 1.0) continue;
+      result->Add(absl::StrCat(name, "_top1"), p.top1.value);
+      result->Add(absl::StrCat(name, "_top5"), p.top5.value);
+      result->Add(absl::StrCat(name, "_top1_sd"), SpreadOf(p.fold_top1).sd);
+      result->Add(absl::StrCat(name, "_train_s"), p.train_s);
+      result->Add(absl::StrCat(name, "_states_per_s"), p.StatesPerSecond());
     }
     for (const TopKPoint& p : m.points) {
       if (p.fraction == 1.0) continue;
-      result->Add(absl::StrFormat("%s_top1_f%.0f", m.model, p.fraction * 100), p.top1.value);
+      result->Add(absl::StrFormat("%s_top1_f%.0f", name, p.fraction * 100), p.top1.value);
     }
-    if (!m.error.empty()) result->Add(absl::StrCat(m.model, "_error"), "1");
+    if (!m.error.empty()) result->Add(absl::StrCat(name, "_error"), "1");
   }
 }
 

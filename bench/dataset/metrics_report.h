@@ -32,10 +32,14 @@ void PrintDataset(const Dataset& data, const ReplayedDataset& replayed);
 void PrintLse(const LseEvaluation& lse, const ReplayedDataset& data);
 void AddLseResults(const LseEvaluation& lse, ResultFields* result);
 
-// Top-1/Top-5 per model and training fraction.
-void PrintTopK(const std::vector<ModelTopK>& models, const std::vector<Fold>& folds,
-               const ReplayedDataset& data);
-void AddTopKResults(const std::vector<ModelTopK>& models, ResultFields* result);
+// The Table 11 / Fig. 15 table of one split ("held-out workloads", ...).
+void PrintTopK(const std::string& title, const std::vector<ModelTopK>& models,
+               const std::vector<Fold>& folds, const ReplayedDataset& data);
+// <prefix><model>_top1, _top5 (fraction 1; '-' in names becomes '_'),
+// _top1_sd (between folds), _train_s, _states_per_s, and _top1_f<percent>
+// for the other fractions.
+void AddTopKResults(const std::vector<ModelTopK>& models, const std::string& prefix,
+                    ResultFields* result);
 
 }  // namespace pruner::dataset
 

@@ -29,7 +29,22 @@ uint64_t StableHash(const std::string& text) {
   return h;
 }
 
-std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds) {
+Spread SpreadOf(const std::vector<double>& values) {
+  std::vector<double> finite;  // a fold without a k-th schedule gives NaN
+  for (double v : values) {
+    if (std::isfinite(v)) finite.push_back(v);
+  }
+  Spread s;
+  if (finite.empty()) return s;
+  for (double v : finite) s.mean += v / static_cast<double>(finite.size());
+  if (finite.size() < 2) return s;
+  double ss = 0;
+  for (double v : finite) ss += (v - s.mean) * (v - s.mean);
+  s.sd = std::sqrt(ss / static_cast<double>(finite.size() - 1));
+  return s;
+}
+
+std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds, FoldBy by) {
   const int n = static_cast<int>(data.workloads.size());
   if (n < 2) return {};
   std::map<std::string, std::vector<int>> by_group;
@@ -40,7 +55,8 @@ std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds) {
     by_group[g].push_back(w);
   }
   std::vector<Fold> out;
-  if (group_order.size() >= 2) {
+  if (by == FoldBy::kGroup && group_order.size() < 2) return out;
+  if (by != FoldBy::kWorkload && group_order.size() >= 2) {
     for (const std::string& g : group_order) out.push_back({g, by_group[g]});
     return out;
   }
@@ -74,7 +90,15 @@ ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDatase
                         const TopKSettings& settings) {
   ModelTopK out;
   out.model = factory.name;
-  for (double fraction : settings.fractions) {
+  std::vector<double> fractions = settings.fractions;
+  if (std::find(settings.extra_fraction_models.begin(), settings.extra_fraction_models.end(),
+                factory.name) != settings.extra_fraction_models.end()) {
+    fractions.insert(fractions.end(), settings.extra_fractions.begin(),
+                     settings.extra_fractions.end());
+    std::sort(fractions.begin(), fractions.end());
+    fractions.erase(std::unique(fractions.begin(), fractions.end()), fractions.end());
+  }
+  for (double fraction : fractions) {
     TopKPoint point;
     point.fraction = fraction;
     // Each workload is scored by the model of the fold that holds it out.
@@ -102,11 +126,16 @@ ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDatase
       const double train_s = SecondsSince(start);
       point.train_s += train_s;
       start = std::chrono::steady_clock::now();
+      std::vector<ScoredWorkload> fold_scored;
       for (int w : folds[f].test) {
         const ReplayedWorkload& wl = data.workloads[w];
         scored[w] = {wl.weight, wl.latency_s, model->Predict(wl.states)};
+        fold_scored.push_back(scored[w]);
+        point.predicted_states += static_cast<int64_t>(wl.states.size());
       }
       point.predict_s += SecondsSince(start);
+      point.fold_top1.push_back(ExpectedTopK(fold_scored, 1).value);
+      point.fold_top5.push_back(ExpectedTopK(fold_scored, 5).value);
       if (settings.log) {
         settings.log(absl::StrFormat("%s f=%.2f %s (%zu/%zu): trained on %zu records in %.1f s",
                                      factory.name, fraction, folds[f].label, f + 1, folds.size(),

@@ -2,12 +2,13 @@
 // Table 11) and its training-size curve (Fig. 15).
 //
 // Split: workloads, never records, are held out, so every test workload is
-// unseen in training (TenSet's protocol: whole networks are the test set).
-// - Leave one group out when the workloads come from several groups (jobs,
-//   i.e. networks): one fold per group.
-// - Otherwise `folds` folds by workload key: workloads sorted by a fixed
+// unseen in training. Two ways (FoldBy):
+// - by group: leave one group (job, i.e. network) out, one fold per group
+//   (TenSet's protocol: whole networks are the test set);
+// - by workload: `folds` folds by workload key: workloads sorted by a fixed
 //   hash (FNV-1a) of their key and dealt round-robin, so the split depends
 //   on the keys alone.
+// kAuto takes groups when there are at least two, else workloads.
 // Each fold trains a fresh model on the other folds' records (one Update)
 // and scores its own workloads' schedules; Top-k sums over every workload,
 // each scored by the model that did not see it.
@@ -35,8 +36,11 @@ struct Fold {
   std::vector<int> test;  // workload indices
 };
 
-// Needs at least two workloads (and two non-empty folds); fewer give none.
-std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds);
+enum class FoldBy { kAuto, kGroup, kWorkload };
+
+// Needs at least two workloads (and two non-empty folds; by group: two
+// groups); fewer give none.
+std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds, FoldBy by = FoldBy::kAuto);
 
 // 64-bit FNV-1a, stable across platforms and runs (std::hash is neither).
 uint64_t StableHash(const std::string& text);
@@ -46,6 +50,10 @@ std::vector<int> TrainingSubset(const ReplayedWorkload& workload, double fractio
 
 struct TopKSettings {
   std::vector<double> fractions = {0.10, 0.25, 0.50, 1.00};
+  // Fractions for the models whose name is in `extra_fraction_models` on
+  // top of `fractions` (e.g. MTL-TLP at 7% of the target's data).
+  std::vector<double> extra_fractions;
+  std::vector<std::string> extra_fraction_models;
   uint64_t seed = 43;  // of the training subsets
   // Progress lines ("xgb f=0.25 fold 2/4: ..."); may be empty.
   std::function<void(const std::string&)> log;
@@ -54,10 +62,21 @@ struct TopKSettings {
 struct TopKPoint {
   double fraction = 0;
   int64_t train_records = 0;  // summed over folds
-  WeightedRatio top1, top5;
-  double train_s = 0;    // Update wall time, summed over folds
-  double predict_s = 0;  // Predict wall time, summed over folds
+  WeightedRatio top1, top5;   // over every workload, each scored by its fold's model
+  // Each fold's own Top-k over its workloads: the spread between folds.
+  std::vector<double> fold_top1, fold_top5;
+  double train_s = 0;          // Update wall time, summed over folds
+  double predict_s = 0;        // Predict wall time, summed over folds
+  int64_t predicted_states = 0;
+  double StatesPerSecond() const { return predict_s > 0 ? predicted_states / predict_s : 0; }
 };
+
+// Mean and sample standard deviation of the finite values.
+struct Spread {
+  double mean = 0;
+  double sd = 0;
+};
+Spread SpreadOf(const std::vector<double>& values);
 
 struct ModelTopK {
   std::string model;

@@ -1,6 +1,6 @@
 #include "common/model/xgb_regressor.h"
 
-#include <xgboost/c_api.h>
+#include <xgboost/c_api.h>  // XGBoosterBoostOneIter, XGBoosterSlice
 
 #include <algorithm>
 #include <chrono>
@@ -12,57 +12,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/model/xgb_handles.h"
 
 namespace pruner {
 namespace {
 
-absl::Status XgbStatus(int rc, const char* what) {
-  if (rc == 0) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat("xgboost ", what, ": ", XGBGetLastError()));
-}
-
-// Owning wrappers: every early return must free the C handles.
-struct DMatrixFree {
-  void operator()(void* h) const { XGDMatrixFree(h); }
-};
-struct BoosterFree {
-  void operator()(void* h) const { XGBoosterFree(h); }
-};
-using DMatrix = std::unique_ptr<void, DMatrixFree>;
-using Booster = std::unique_ptr<void, BoosterFree>;
-
-absl::StatusOr<DMatrix> MakeDMatrix(const PackedRows& packs) {
-  DMatrixHandle h = nullptr;
-  // NaN marks missing values; every feature value, zeros included, is real.
-  absl::Status s = XgbStatus(
-      XGDMatrixCreateFromMat(packs.values().data(), static_cast<bst_ulong>(packs.num_rows()),
-                             static_cast<bst_ulong>(packs.num_columns()),
-                             std::numeric_limits<float>::quiet_NaN(), &h),
-      "create DMatrix");
-  if (!s.ok()) return s;
-  return DMatrix(h);
-}
-
-// Raw per-row scores (margins). `training` lets XGBoost reuse its prediction
-// cache for the training matrix, so a round costs one tree's worth of work.
-absl::StatusOr<std::vector<float>> PredictRows(BoosterHandle booster, DMatrixHandle dmat,
-                                               int64_t num_rows, bool training) {
-  const std::string config = absl::StrCat(R"({"type": 1, "training": )",
-                                          training ? "true" : "false",
-                                          R"(, "iteration_begin": 0, "iteration_end": 0,)"
-                                          R"( "strict_shape": false})");
-  const bst_ulong* shape = nullptr;
-  bst_ulong dim = 0;
-  const float* out = nullptr;
-  absl::Status s = XgbStatus(
-      XGBoosterPredictFromDMatrix(booster, dmat, config.c_str(), &shape, &dim, &out), "predict");
-  if (!s.ok()) return s;
-  // The result lives in the booster's thread-local buffer: copy it now.
-  return std::vector<float>(out, out + num_rows);
-}
-
-absl::Status SetParam(BoosterHandle b, const char* name, const std::string& value) {
-  return XgbStatus(XGBoosterSetParam(b, name, value.c_str()), name);
+absl::StatusOr<XgbDMatrix> MakeDMatrix(const PackedRows& packs) {
+  return MakeXgbDMatrix(packs.values().data(), packs.num_rows(), packs.num_columns());
 }
 
 class XgbPackRegressor : public PackRegressor {
@@ -81,7 +37,7 @@ class XgbPackRegressor : public PackRegressor {
   absl::Status Configure(BoosterHandle b) const;
 
   XgbParams params_;
-  Booster booster_;
+  XgbBooster booster_;
   int num_columns_ = 0;
 };
 
@@ -102,7 +58,7 @@ absl::Status XgbPackRegressor::Configure(BoosterHandle b) const {
       {"base_score", "0"},
   };
   for (const auto& [name, value] : settings) {
-    PRUNER_RETURN_IF_ERROR(SetParam(b, name, value));
+    PRUNER_RETURN_IF_ERROR(SetXgbParam(b, name, value));
   }
   return absl::OkStatus();
 }
@@ -129,11 +85,8 @@ absl::StatusOr<FitReport> XgbPackRegressor::Fit(const PackedRows& packs,
         "xgb: nothing to learn (no rows, or every row has weight 0: all labels are 0)");
   }
 
-  PRUNER_ASSIGN_OR_RETURN(DMatrix dtrain, MakeDMatrix(packs));
-  BoosterHandle raw = nullptr;
-  DMatrixHandle cache[] = {dtrain.get()};
-  PRUNER_RETURN_IF_ERROR(XgbStatus(XGBoosterCreate(cache, 1, &raw), "create booster"));
-  Booster booster(raw);
+  PRUNER_ASSIGN_OR_RETURN(XgbDMatrix dtrain, MakeDMatrix(packs));
+  PRUNER_ASSIGN_OR_RETURN(XgbBooster booster, MakeXgbBooster(dtrain.get()));
   PRUNER_RETURN_IF_ERROR(Configure(booster.get()));
 
   std::vector<float> grad(packs.num_rows()), hess(packs.num_rows());
@@ -141,7 +94,7 @@ absl::StatusOr<FitReport> XgbPackRegressor::Fit(const PackedRows& packs,
   int best_trees = 0, trees = 0;
   while (true) {
     PRUNER_ASSIGN_OR_RETURN(std::vector<float> rows,
-                            PredictRows(booster.get(), dtrain.get(), packs.num_rows(), /*training=*/true));
+                            PredictXgbMargins(booster.get(), dtrain.get(), packs.num_rows(), /*training=*/true));
     const std::vector<double> sums = packs.SumByPack(rows);
     if (trees > 0) {
       // Unweighted RMSE over packs, as upstream's pack_sum_rmse.
@@ -195,42 +148,21 @@ absl::StatusOr<std::vector<double>> XgbPackRegressor::Predict(const PackedRows& 
                                                    " features, data has ", packs.num_columns()));
   }
   if (packs.num_rows() == 0) return std::vector<double>(packs.num_packs(), 0.0);
-  PRUNER_ASSIGN_OR_RETURN(DMatrix dmat, MakeDMatrix(packs));
+  PRUNER_ASSIGN_OR_RETURN(XgbDMatrix dmat, MakeDMatrix(packs));
   PRUNER_ASSIGN_OR_RETURN(std::vector<float> rows,
-                          PredictRows(booster_.get(), dmat.get(), packs.num_rows(), /*training=*/false));
+                          PredictXgbMargins(booster_.get(), dmat.get(), packs.num_rows(), /*training=*/false));
   return packs.SumByPack(rows);
 }
 
 absl::StatusOr<std::string> XgbPackRegressor::Save() const {
   if (!booster_) return absl::FailedPreconditionError("xgb: save before training");
-  bst_ulong len = 0;
-  const char* data = nullptr;
-  // Universal binary JSON: XGBoost's own versioned model format (trees and
-  // learner parameters; training knobs are not part of the model).
-  absl::Status s = XgbStatus(
-      XGBoosterSaveModelToBuffer(booster_.get(), R"({"format": "ubj"})", &len, &data), "save");
-  if (!s.ok()) return s;
-  return std::string(data, len);
+  return SaveXgbBooster(booster_.get());
 }
 
 absl::Status XgbPackRegressor::Load(std::string_view bytes) {
-  if (bytes.empty()) return absl::InvalidArgumentError("xgb: empty model");
-  BoosterHandle raw = nullptr;
-  PRUNER_RETURN_IF_ERROR(XgbStatus(XGBoosterCreate(nullptr, 0, &raw), "create booster"));
-  Booster booster(raw);
-  if (absl::Status s = XgbStatus(
-          XGBoosterLoadModelFromBuffer(booster.get(), bytes.data(), bytes.size()), "load");
-      !s.ok()) {
-    return s;
-  }
-  PRUNER_RETURN_IF_ERROR(SetParam(booster.get(), "nthread", absl::StrCat(params_.nthread)));
-  bst_ulong num_features = 0;
-  if (absl::Status s = XgbStatus(XGBoosterGetNumFeature(booster.get(), &num_features), "features");
-      !s.ok()) {
-    return s;
-  }
+  PRUNER_ASSIGN_OR_RETURN(XgbBooster booster, LoadXgbBooster(bytes, params_.nthread));
+  PRUNER_ASSIGN_OR_RETURN(num_columns_, XgbNumFeatures(booster.get()));
   booster_ = std::move(booster);
-  num_columns_ = static_cast<int>(num_features);
   return absl::OkStatus();
 }
 

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/model/autotvm_model.h"
 #include "common/model/symbol_analyzer_model.h"
 #include "common/model/xgb_model.h"
 #include "common/search/draft_verify_policy.h"
@@ -10,7 +11,9 @@
 #ifdef PRUNER_WITH_TORCH
 #include "common/model/mlp_model.h"
 #include "common/model/pacm_model.h"
+#include "common/model/tlp_model.h"
 #endif
+#include "common/tune/stored_states.h"
 
 namespace pruner {
 namespace {
@@ -60,6 +63,49 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakePaCMStrategyModel(const TuningOpt
 #endif
 }
 
+absl::Status NeedsTorch(const TuningOptions& options) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("strategy ", options.strategy, " needs a build with LibTorch"));
+}
+
+// AutoTVM's transfer base learns every record of this device in the
+// database (none without a database); its local model the job's own.
+absl::StatusOr<std::unique_ptr<CostModel>> MakeAutotvmStrategyModel(const TuningOptions& options,
+                                                                    const DeviceProfile& device,
+                                                                    int num_tasks,
+                                                                    const RecordsStore* store) {
+  AutotvmModelOptions autotvm;
+  autotvm.num_warmup_sample = TrainingOptions(options, num_tasks).num_warmup_sample;
+  autotvm.seed = options.seed;
+  std::vector<MeasuredState> history;
+  if (store != nullptr) {
+    PRUNER_ASSIGN_OR_RETURN(history, LoadMeasuredStates(*store, device.name, nullptr));
+  }
+  return MakeAutotvmModel(device, autotvm, history);
+}
+
+absl::StatusOr<std::unique_ptr<CostModel>> MakeMtlTlpStrategyModel(const TuningOptions& options,
+                                                                   const DeviceProfile& device,
+                                                                   int num_tasks,
+                                                                   const RecordsStore* store) {
+#ifdef PRUNER_WITH_TORCH
+  if (store == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "strategy ", options.strategy, " needs the records database for ",
+        options.pretrained_device, "'s records"));
+  }
+  PRUNER_ASSIGN_OR_RETURN(DeviceProfile other, store->GetDevice(options.pretrained_device));
+  PRUNER_ASSIGN_OR_RETURN(std::vector<MeasuredState> records,
+                          LoadMeasuredStates(*store, options.pretrained_device, nullptr));
+  TlpModelOptions tlp;
+  tlp.training = TrainingOptions(options, num_tasks);
+  tlp.tlp.seed = options.seed;
+  return MakeMtlTlpModel(device, tlp, other, records);
+#else
+  return NeedsTorch(options);
+#endif
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions& options,
@@ -81,11 +127,23 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
       mlp.training = TrainingOptions(options, num_tasks);
       return MakeMlpModel(device, mlp);
 #else
-      return absl::FailedPreconditionError(
-          absl::StrCat("strategy ", options.strategy, " needs a build with LibTorch"));
+      return NeedsTorch(options);
 #endif
     }
     case ScoreModel::kPaCM: return MakePaCMStrategyModel(options, strategy, device, store);
+    case ScoreModel::kTlp: {
+#ifdef PRUNER_WITH_TORCH
+      TlpModelOptions tlp;
+      tlp.training = TrainingOptions(options, num_tasks);
+      tlp.tlp.seed = options.seed;
+      return MakeTlpModel(device, tlp);
+#else
+      return NeedsTorch(options);
+#endif
+    }
+    case ScoreModel::kMtlTlp: return MakeMtlTlpStrategyModel(options, device, num_tasks, store);
+    case ScoreModel::kAutotvm:
+      return MakeAutotvmStrategyModel(options, device, num_tasks, store);
   }
   return absl::InternalError(absl::StrCat("strategy ", options.strategy, ": no model kind"));
 }

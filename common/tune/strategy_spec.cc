@@ -15,6 +15,16 @@ const std::vector<StrategySpec>& KnownStrategySpecs() {
        S::kEvolutionary, M::kXgb},
       {"ansor", "the same as ansor-xgb", S::kEvolutionary, M::kXgb},
       {"ansor-mlp", "evolutionary search guided by the TenSet MLP", S::kEvolutionary, M::kMlp},
+      {"ansor-tlp", "evolutionary search guided by TLP (attention over the schedule's steps)",
+       S::kEvolutionary, M::kTlp},
+      {"ansor-mtl-tlp",
+       "evolutionary search guided by MTL-TLP, its second head trained on the records of "
+       "--pretrained-device",
+       S::kEvolutionary, M::kMtlTlp},
+      {"ansor-autotvm",
+       "evolutionary search guided by AutoTVM's rank XGBoost, transferring from the "
+       "database's records of other workloads",
+       S::kEvolutionary, M::kAutotvm},
       {"ansor-random", "evolutionary search guided by random scores", S::kEvolutionary,
        M::kRandomScores},
       {"lse-xgb", "Pruner's draft-then-verify search: LSE drafts, XGBoost verifies",

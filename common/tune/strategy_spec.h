@@ -27,6 +27,9 @@ enum class ScoreModel {
   kXgb,           // XGBoost on Ansor's statement features
   kMlp,           // the TenSet MLP (LibTorch)
   kPaCM,          // Pruner's pattern-aware cost model (LibTorch)
+  kTlp,           // TLP's attention model over the schedule's steps (LibTorch)
+  kMtlTlp,        // MTL-TLP: TLP with a second head for another device's records
+  kAutotvm,       // AutoTVM's rank XGBoost with transfer from the database
 };
 
 // Where a PaCM starts (ScoreModel::kPaCM only).
@@ -47,8 +50,14 @@ struct StrategySpec {
   bool NeedsPretrainedModel() const {
     return model == ScoreModel::kPaCM && pacm_start != PaCMStart::kFresh;
   }
+  // Reads TuningOptions::pretrained_device: a PaCM checkpoint of it, or
+  // (MTL-TLP) its records for the second head.
+  bool NeedsOtherDevice() const { return NeedsPretrainedModel() || model == ScoreModel::kMtlTlp; }
   // Its model is a LibTorch network.
-  bool NeedsTorch() const { return model == ScoreModel::kMlp || model == ScoreModel::kPaCM; }
+  bool NeedsTorch() const {
+    return model == ScoreModel::kMlp || model == ScoreModel::kPaCM || model == ScoreModel::kTlp ||
+           model == ScoreModel::kMtlTlp;
+  }
   // Ansor's generations per evolutionary round for this model: 4, or 2 when
   // the scores are random (more generations only walk further at random).
   int DefaultGenerations() const { return model == ScoreModel::kRandomScores ? 2 : 4; }

@@ -35,6 +35,11 @@ absl::Status ValidateTuningOptions(const TuningOptions& o) {
         "strategy ", o.strategy, " starts from a pretrained PaCM: name the device it was "
         "pretrained on (pretrained_device; `pruner pretrain` makes the checkpoint)"));
   }
+  if (strategy.NeedsOtherDevice() && o.pretrained_device.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "strategy ", o.strategy, " trains a second head on another device's records: name "
+        "that device (pretrained_device)"));
+  }
   if (o.scheduler != "gradient" && o.scheduler != "round-robin") {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown task scheduler \"", o.scheduler, "\"; known: gradient, round-robin"));

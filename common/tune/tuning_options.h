@@ -61,7 +61,8 @@ struct TuningOptions {
 
   // moa-pruner and pruner-offline: the device whose latest "pacm"
   // checkpoint in the records database (`pruner pretrain`) initializes the
-  // model, e.g. records measured for another CPU or GPU.
+  // model, e.g. records measured for another CPU or GPU. ansor-mtl-tlp: the
+  // device whose records in the database train MTL-TLP's second head.
   std::string pretrained_device;
 
   // Verified bests: a round's result that would lower its task's best is

@@ -75,24 +75,28 @@ struct ScheduleDataset {
   }
 };
 
-// 300 random schedules of a 64x64x64 matmul for the pinned EPYC CPU
-// (the schedules, hence the rankings, depend on the profile), sampled once
-// per test binary.
+// `count` random schedules of operator `spec` (BuildOperator's syntax) for
+// the pinned EPYC CPU (the schedules, hence the rankings, depend on the
+// profile).
+inline ScheduleDataset SampleSchedules(const std::string& spec, int count, uint64_t seed) {
+  ScheduleDataset d;
+  auto built = BuildOperator(spec);
+  EXPECT_TRUE(built.ok()) << spec;
+  d.device = PinnedEpycCpu();
+  d.dag = std::make_shared<const ComputeDag>(*std::move(built));
+  auto sketches = GenerateSketches(d.dag, d.device);
+  EXPECT_TRUE(sketches.ok()) << sketches.status();
+  d.sketches = *std::move(sketches);
+  Rng rng(seed);
+  d.states = SampleInitPopulation(d.sketches, d.device, count, rng);
+  for (const State& s : d.states) d.throughput.push_back(SyntheticThroughput(s));
+  return d;
+}
+
+// 300 random schedules of a 64x64x64 matmul, sampled once per test binary.
 inline const ScheduleDataset& MatmulSchedules() {
-  static const ScheduleDataset* data = [] {
-    auto* d = new ScheduleDataset;
-    auto built = BuildOperator("matmul:M=64,K=64,N=64");
-    EXPECT_TRUE(built.ok());
-    d->device = PinnedEpycCpu();
-    d->dag = std::make_shared<const ComputeDag>(*std::move(built));
-    auto sketches = GenerateSketches(d->dag, d->device);
-    EXPECT_TRUE(sketches.ok()) << sketches.status();
-    d->sketches = *std::move(sketches);
-    Rng rng(2024);
-    d->states = SampleInitPopulation(d->sketches, d->device, 300, rng);
-    for (const State& s : d->states) d->throughput.push_back(SyntheticThroughput(s));
-    return d;
-  }();
+  static const ScheduleDataset* data =
+      new ScheduleDataset(SampleSchedules("matmul:M=64,K=64,N=64", 300, 2024));
   return *data;
 }
 

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <set>
 #include <thread>
 #include <string>
@@ -213,9 +214,12 @@ TEST_P(EveryStrategyTest, RunsAJobToItsBudget) {
   ASSERT_TRUE((*job)->Run().ok());
   EXPECT_EQ((*job)->trials(), 12);
   for (const TaskStatus& t : (*job)->TaskStatuses()) EXPECT_GT(t.best_cost_s, 0) << t.name;
-  if (GetParam() == "ansor-xgb" || GetParam() == "ansor-mlp" || GetParam() == "pruner") {
+  const std::map<std::string, std::string> checkpointed = {
+      {"ansor-xgb", "xgb"}, {"ansor-mlp", "mlp"}, {"pruner", "pacm"},
+      {"ansor-tlp", "tlp"}, {"ansor-autotvm", "autotvm"}};
+  if (checkpointed.count(GetParam())) {
     // The trained model was checkpointed with the job's device.
-    const std::string model = GetParam() == "ansor-xgb" ? "xgb" : GetParam() == "pruner" ? "pacm" : "mlp";
+    const std::string model = checkpointed.at(GetParam());
     auto checkpoint = (*store)->LatestCheckpoint(model, LocalCpu().name);
     ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
     EXPECT_FALSE(checkpoint->empty());
@@ -223,7 +227,8 @@ TEST_P(EveryStrategyTest, RunsAJobToItsBudget) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategyTest,
-                         testing::Values("random", "ansor-random", "ansor-xgb", "ansor-mlp", "lse-xgb", "pruner"),
+                         testing::Values("random", "ansor-random", "ansor-xgb", "ansor-mlp",
+                                         "ansor-tlp", "ansor-autotvm", "lse-xgb", "pruner"),
                          [](const testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
                            for (char& c : name) c = c == '-' ? '_' : c;
@@ -293,6 +298,36 @@ TEST(TuningJobTest, MoaPrunerStartsFromACheckpointPretrainedOnAnotherDevice) {
   auto adapted = (*store)->LatestCheckpoint("pacm", LocalCpu().name);
   ASSERT_TRUE(adapted.ok()) << adapted.status();
   EXPECT_FALSE(adapted->empty());
+}
+
+// MTL-TLP's second head learns another device's records from the database;
+// without naming that device the job is refused.
+TEST(TuningJobTest, MtlTlpTrainsItsSecondHeadOnAnotherDevicesRecords) {
+  auto store = RecordsStore::Open(":memory:");
+  ASSERT_TRUE(store.ok());
+  DeviceProfile other = LocalCpu();
+  other.name = "cpu-second-head";
+  TuningOptions unnamed = QuickOptions("ansor-mtl-tlp", 12, 4);
+  EXPECT_NE(ValidateTuningOptions(unnamed).message().find("second head"), std::string::npos);
+
+  TuningOptions collect = QuickOptions("random", 16, 8);
+  auto measurer = MakeLocalMeasurer(collect.measure);
+  auto source = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), other, collect);
+  ASSERT_TRUE(source.ok()) << source.status();
+  ASSERT_TRUE((*source)->Run().ok());
+
+  TuningOptions options = QuickOptions("ansor-mtl-tlp", 12, 4);
+  options.pretrained_device = other.name;
+  auto job = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), LocalCpu(), options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE((*job)->Run().ok());
+  EXPECT_EQ((*job)->trials(), 12);
+  auto checkpoint = (*store)->LatestCheckpoint("mtl-tlp", LocalCpu().name);
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+
+  options.pretrained_device = "no-such-device";
+  auto refused = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), LocalCpu(), options);
+  EXPECT_FALSE(refused.ok());
 }
 
 TEST(TuningJobTest, BadInputIsRefusedWithAReason) {
