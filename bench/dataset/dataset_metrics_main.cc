@@ -10,6 +10,7 @@
 // the latencies are the database's. See bench/README.md for how the dataset
 // is collected and lse_evaluation.h / model_topk.h for the protocol.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <cstdio>
 #include <string>
@@ -17,7 +18,9 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "bench/dataset/dataset_loader.h"
 #include "bench/dataset/learned_models.h"
 #include "bench/dataset/lse_evaluation.h"
@@ -42,7 +45,10 @@ struct Flags {
   std::vector<double> fractions = {0.10, 0.25, 0.50, 1.00};
   std::string split = "both";                     // workloads, networks, both
   std::vector<double> network_fractions = {1.00};
-  double small_fraction = 0.07;  // TLP and MTL-TLP also at this fraction (Table 11)
+  int network_folds = 0;                  // 0: leave one network out
+  std::vector<std::string> network_models;  // empty: --models
+  std::vector<std::string> model_fractions;  // "tlp=0.07/1": tlp at 7% and 100% only
+  double aux_fraction = 1.0;              // of each auxiliary workload's records
   std::vector<std::string> models;  // empty = every model this build has
   int threads = 1;
   int analyzer_cores = -1;  // -1: the kernels' thread count; 0: the profile's
@@ -50,6 +56,27 @@ struct Flags {
   bool skip_lse = false;
   bool skip_models = false;
 };
+
+// "tlp=0.07/1" -> {"tlp": {0.07, 1}}.
+absl::StatusOr<std::map<std::string, std::vector<double>>> ParseModelFractions(
+    const std::vector<std::string>& items) {
+  std::map<std::string, std::vector<double>> out;
+  for (const std::string& item : items) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("'", item, "' is not MODEL=F1/F2/..."));
+    }
+    std::vector<double>& fractions = out[item.substr(0, eq)];
+    for (absl::string_view f : absl::StrSplit(item.substr(eq + 1), '/')) {
+      double v = 0;
+      if (!absl::SimpleAtod(f, &v) || v <= 0 || v > 1) {
+        return absl::InvalidArgumentError(absl::StrCat("'", item, "': fractions are in (0, 1]"));
+      }
+      fractions.push_back(v);
+    }
+  }
+  return out;
+}
 
 int Run(const Flags& flags) {
   auto store = RecordsStore::Open(flags.db);
@@ -105,6 +132,11 @@ int Run(const Flags& flags) {
   }
 
   if (!flags.skip_models) {
+    auto model_fractions = ParseModelFractions(flags.model_fractions);
+    if (!model_fractions.ok()) {
+      std::fprintf(stderr, "--model-fractions: %s\n", model_fractions.status().ToString().c_str());
+      return 1;
+    }
     LearnedModelSettings model_settings{.featurize_threads = flags.threads, .seed = flags.seed};
     if (!flags.aux_device.empty()) {
       // Every quiet ok record of the other device, as replayed states.
@@ -116,7 +148,7 @@ int Run(const Flags& flags) {
       auto records = std::make_shared<AuxiliaryRecords>();
       records->device = aux->device;
       for (const ReplayedWorkload& w : ReplayDataset(*aux).workloads) {
-        for (size_t i = 0; i < w.states.size(); ++i) {
+        for (int i : TrainingSubset(w, flags.aux_fraction, flags.seed)) {
           records->records.push_back({w.states[i], w.key, w.latency_s[i], true});
         }
       }
@@ -130,15 +162,17 @@ int Run(const Flags& flags) {
       FoldBy by;
       const char* prefix;
       std::vector<double> fractions;
+      std::vector<std::string> models;
     };
     const Split splits[] = {
-        {"workloads", "held-out workloads", FoldBy::kWorkload, "", flags.fractions},
-        {"networks", "held-out networks (leave one network out)", FoldBy::kGroup, "net_",
-         flags.network_fractions},
+        {"workloads", "held-out workloads", FoldBy::kWorkload, "", flags.fractions, flags.models},
+        {"networks", "held-out networks", FoldBy::kGroup, "net_", flags.network_fractions,
+         flags.network_models.empty() ? flags.models : flags.network_models},
     };
     for (const Split& split : splits) {
       if (flags.split != "both" && flags.split != split.flag) continue;
-      const std::vector<Fold> folds = MakeFolds(replayed, flags.folds, split.by);
+      const std::vector<Fold> folds =
+          MakeFolds(replayed, flags.folds, split.by, flags.network_folds);
       if (folds.empty()) {
         std::printf("\nLearned models on %s: not enough workloads or networks to hold out\n",
                     split.title);
@@ -147,19 +181,16 @@ int Run(const Flags& flags) {
       std::vector<ModelTopK> results;
       TopKSettings settings;
       settings.fractions = split.fractions;
-      if (flags.small_fraction > 0) {
-        settings.extra_fractions = {flags.small_fraction};
-        settings.extra_fraction_models = {"tlp", "mtl-tlp"};
-      }
+      if (split.by == FoldBy::kWorkload) settings.model_fractions = *model_fractions;
       settings.seed = flags.seed;
       settings.log = [](const std::string& line) {
         std::fflush(stdout);  // keep the tables and the progress lines in order
         std::fprintf(stderr, "  %s\n", line.c_str());
       };
       for (const LearnedModelFactory& factory : LearnedModels(model_settings)) {
-        if (!flags.models.empty() &&
-            std::find(flags.models.begin(), flags.models.end(), factory.name) ==
-                flags.models.end()) {
+        if (!split.models.empty() &&
+            std::find(split.models.begin(), split.models.end(), factory.name) ==
+                split.models.end()) {
           continue;
         }
         results.push_back(EvaluateModel(factory, replayed, data->device, folds, settings));
@@ -204,9 +235,17 @@ int main(int argc, char** argv) {
   app.add_option("--network-fractions", flags.network_fractions,
                  "training fractions of the held-out-networks split")
       ->delimiter(',');
-  app.add_option("--small-fraction", flags.small_fraction,
-                 "tlp and mtl-tlp also at this training fraction (0: not)")
-      ->capture_default_str();
+  app.add_option("--network-folds", flags.network_folds,
+                 "held-out-networks split: folds of several whole networks (0: one per network)");
+  app.add_option("--network-models", flags.network_models,
+                 "models of the held-out-networks split (default: --models)")
+      ->delimiter(',');
+  app.add_option("--model-fractions", flags.model_fractions,
+                 "held-out-workloads split: MODEL=F1/F2 trains MODEL at these fractions only")
+      ->delimiter(',');
+  app.add_option("--aux-fraction", flags.aux_fraction,
+                 "MTL-TLP: the fraction of each auxiliary workload's records used")
+      ->check(CLI::Range(0.0001, 1.0));
   app.add_option("--fractions", flags.fractions, "training fractions of the size curve")
       ->delimiter(',');
   const std::vector<pruner::dataset::LearnedModelFactory> available =
@@ -223,7 +262,9 @@ int main(int argc, char** argv) {
   app.add_flag("--skip-lse", flags.skip_lse, "no analyzer metrics");
   app.add_flag("--skip-models", flags.skip_models, "no learned-model metrics");
   CLI11_PARSE(app, argc, argv);
-  for (const std::string& m : flags.models) {
+  std::vector<std::string> asked = flags.models;
+  asked.insert(asked.end(), flags.network_models.begin(), flags.network_models.end());
+  for (const std::string& m : asked) {
     if (std::find(names.begin(), names.end(), m) == names.end()) {
       std::fprintf(stderr, "unknown model '%s' (this build: %s)\n", m.c_str(),
                    absl::StrJoin(names, ",").c_str());

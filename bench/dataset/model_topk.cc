@@ -44,7 +44,7 @@ Spread SpreadOf(const std::vector<double>& values) {
   return s;
 }
 
-std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds, FoldBy by) {
+std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds, FoldBy by, int group_folds) {
   const int n = static_cast<int>(data.workloads.size());
   if (n < 2) return {};
   std::map<std::string, std::vector<int>> by_group;
@@ -57,7 +57,20 @@ std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds, FoldBy by) {
   std::vector<Fold> out;
   if (by == FoldBy::kGroup && group_order.size() < 2) return out;
   if (by != FoldBy::kWorkload && group_order.size() >= 2) {
-    for (const std::string& g : group_order) out.push_back({g, by_group[g]});
+    if (group_folds <= 0 || group_folds >= static_cast<int>(group_order.size())) {
+      for (const std::string& g : group_order) out.push_back({g, by_group[g]});
+      return out;
+    }
+    std::sort(group_order.begin(), group_order.end(), [](const std::string& a, const std::string& b) {
+      return StableHash(a) != StableHash(b) ? StableHash(a) < StableHash(b) : a < b;
+    });
+    out.resize(std::max(group_folds, 2));
+    for (size_t i = 0; i < group_order.size(); ++i) {
+      Fold& f = out[i % out.size()];
+      f.label += (f.label.empty() ? "" : "+") + group_order[i];
+      f.test.insert(f.test.end(), by_group[group_order[i]].begin(), by_group[group_order[i]].end());
+    }
+    for (Fold& f : out) std::sort(f.test.begin(), f.test.end());
     return out;
   }
   folds = std::clamp(folds, 2, n);
@@ -90,14 +103,9 @@ ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDatase
                         const TopKSettings& settings) {
   ModelTopK out;
   out.model = factory.name;
-  std::vector<double> fractions = settings.fractions;
-  if (std::find(settings.extra_fraction_models.begin(), settings.extra_fraction_models.end(),
-                factory.name) != settings.extra_fraction_models.end()) {
-    fractions.insert(fractions.end(), settings.extra_fractions.begin(),
-                     settings.extra_fractions.end());
-    std::sort(fractions.begin(), fractions.end());
-    fractions.erase(std::unique(fractions.begin(), fractions.end()), fractions.end());
-  }
+  auto own = settings.model_fractions.find(factory.name);
+  const std::vector<double>& fractions =
+      own != settings.model_fractions.end() ? own->second : settings.fractions;
   for (double fraction : fractions) {
     TopKPoint point;
     point.fraction = fraction;

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,11 @@ struct Fold {
 enum class FoldBy { kAuto, kGroup, kWorkload };
 
 // Needs at least two workloads (and two non-empty folds; by group: two
-// groups); fewer give none.
-std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds, FoldBy by = FoldBy::kAuto);
+// groups); fewer give none. By group, `group_folds` > 0 deals the groups
+// (sorted by the hash of their name) round-robin into that many folds, each
+// holding out several whole networks; 0 leaves one group out per fold.
+std::vector<Fold> MakeFolds(const ReplayedDataset& data, int folds, FoldBy by = FoldBy::kAuto,
+                            int group_folds = 0);
 
 // 64-bit FNV-1a, stable across platforms and runs (std::hash is neither).
 uint64_t StableHash(const std::string& text);
@@ -50,10 +54,9 @@ std::vector<int> TrainingSubset(const ReplayedWorkload& workload, double fractio
 
 struct TopKSettings {
   std::vector<double> fractions = {0.10, 0.25, 0.50, 1.00};
-  // Fractions for the models whose name is in `extra_fraction_models` on
-  // top of `fractions` (e.g. MTL-TLP at 7% of the target's data).
-  std::vector<double> extra_fractions;
-  std::vector<std::string> extra_fraction_models;
+  // Models trained at other fractions than `fractions` (e.g. MTL-TLP only
+  // at 7% of the target's data, where its second device matters most).
+  std::map<std::string, std::vector<double>> model_fractions;
   uint64_t seed = 43;  // of the training subsets
   // Progress lines ("xgb f=0.25 fold 2/4: ..."); may be empty.
   std::function<void(const std::string&)> log;

@@ -5,6 +5,8 @@
 // test measures nothing and checks no metric.
 #include "bench/dataset/dataset_loader.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -175,6 +177,51 @@ TEST_F(DatasetLoaderTest, AllJobsOnTheDevice) {
   EXPECT_EQ(folds[0].label, "netA");
   EXPECT_EQ(folds[0].test.size(), 2u);
   EXPECT_EQ(folds[1].label, "(no job)");
+}
+
+// The two splits of Table 11 on the same workloads: folds by workload key
+// whatever the groups, and whole groups, one per fold or dealt into a few.
+TEST(ModelFoldsTest, WorkloadAndNetworkSplits) {
+  ReplayedDataset data;
+  const char* groups[] = {"net1", "net1", "net2", "net3", "net3", "net4", "net5"};
+  for (int i = 0; i < 7; ++i) {
+    ReplayedWorkload w;
+    w.key = "workload-" + std::to_string(i);
+    w.group = groups[i];
+    data.workloads.push_back(w);
+  }
+  const std::vector<Fold> by_workload = MakeFolds(data, 3, FoldBy::kWorkload);
+  ASSERT_EQ(by_workload.size(), 3u);
+  EXPECT_EQ(by_workload[0].label, "fold 1");
+  size_t tested = 0;
+  for (const Fold& f : by_workload) tested += f.test.size();
+  EXPECT_EQ(tested, 7u);
+
+  const std::vector<Fold> one_per_network = MakeFolds(data, 3, FoldBy::kGroup);
+  ASSERT_EQ(one_per_network.size(), 5u);
+  EXPECT_EQ(one_per_network[0].label, "net1");
+  EXPECT_EQ(one_per_network[0].test, (std::vector<int>{0, 1}));
+
+  const std::vector<Fold> dealt = MakeFolds(data, 3, FoldBy::kGroup, 2);
+  ASSERT_EQ(dealt.size(), 2u);
+  std::vector<int> all;
+  for (const Fold& f : dealt) {
+    all.insert(all.end(), f.test.begin(), f.test.end());
+    // A network is never split between folds.
+    const bool has0 = std::count(f.test.begin(), f.test.end(), 0) > 0;
+    const bool has1 = std::count(f.test.begin(), f.test.end(), 1) > 0;
+    EXPECT_EQ(has0, has1) << f.label;
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
+
+  ReplayedDataset one_group = data;
+  for (ReplayedWorkload& w : one_group.workloads) w.group = "only";
+  EXPECT_TRUE(MakeFolds(one_group, 3, FoldBy::kGroup).empty());
+
+  const Spread spread = SpreadOf({0.5, 0.7, std::nan("")});
+  EXPECT_DOUBLE_EQ(spread.mean, 0.6);
+  EXPECT_NEAR(spread.sd, std::sqrt(0.02), 1e-12);
 }
 
 TEST_F(DatasetLoaderTest, RecordsMeasuredOnABusyHostAreLeftOut) {
