@@ -27,6 +27,7 @@
 #include "bench/dataset/metrics_report.h"
 #include "bench/dataset/model_topk.h"
 #include "bench/dataset/replayed_dataset.h"
+#include "common/base/parallel_for.h"
 #include "common/store/records_store.h"
 
 namespace pruner::dataset {
@@ -49,6 +50,7 @@ struct Flags {
   std::vector<std::string> network_models;  // empty: --models
   std::vector<std::string> model_fractions;  // "tlp=0.07/1": tlp at 7% and 100% only
   double aux_fraction = 1.0;              // of each auxiliary workload's records
+  int parallel_models = 1;                // model evaluations run at once
   std::vector<std::string> models;  // empty = every model this build has
   int threads = 1;
   int analyzer_cores = -1;  // -1: the kernels' thread count; 0: the profile's
@@ -169,34 +171,62 @@ int Run(const Flags& flags) {
         {"networks", "held-out networks", FoldBy::kGroup, "net_", flags.network_fractions,
          flags.network_models.empty() ? flags.models : flags.network_models},
     };
+    // Every (split, model) evaluation is independent: with --parallel-models
+    // N they run N at a time (each model's learner uses one thread), and the
+    // tables print in order afterwards.
+    struct Planned {
+      const Split* split;
+      std::vector<Fold> folds;
+      TopKSettings settings;
+      std::vector<LearnedModelFactory> factories;
+      std::vector<ModelTopK> results;
+    };
+    std::vector<Planned> plan;
+    struct Job {
+      int planned;
+      int model;
+    };
+    std::vector<Job> jobs;
+    const std::vector<LearnedModelFactory> factories = LearnedModels(model_settings);
     for (const Split& split : splits) {
       if (flags.split != "both" && flags.split != split.flag) continue;
-      const std::vector<Fold> folds =
-          MakeFolds(replayed, flags.folds, split.by, flags.network_folds);
-      if (folds.empty()) {
-        std::printf("\nLearned models on %s: not enough workloads or networks to hold out\n",
-                    split.title);
-        continue;
-      }
-      std::vector<ModelTopK> results;
-      TopKSettings settings;
-      settings.fractions = split.fractions;
-      if (split.by == FoldBy::kWorkload) settings.model_fractions = *model_fractions;
-      settings.seed = flags.seed;
-      settings.log = [](const std::string& line) {
+      Planned p;
+      p.split = &split;
+      p.folds = MakeFolds(replayed, flags.folds, split.by, flags.network_folds);
+      p.settings.fractions = split.fractions;
+      if (split.by == FoldBy::kWorkload) p.settings.model_fractions = *model_fractions;
+      p.settings.seed = flags.seed;
+      p.settings.log = [](const std::string& line) {
         std::fflush(stdout);  // keep the tables and the progress lines in order
         std::fprintf(stderr, "  %s\n", line.c_str());
       };
-      for (const LearnedModelFactory& factory : LearnedModels(model_settings)) {
-        if (!split.models.empty() &&
-            std::find(split.models.begin(), split.models.end(), factory.name) ==
-                split.models.end()) {
-          continue;
+      for (const LearnedModelFactory& factory : factories) {
+        if (split.models.empty() ||
+            std::find(split.models.begin(), split.models.end(), factory.name) != split.models.end()) {
+          p.factories.push_back(factory);
         }
-        results.push_back(EvaluateModel(factory, replayed, data->device, folds, settings));
       }
-      PrintTopK(split.title, results, folds, replayed);
-      AddTopKResults(results, split.prefix, &result);
+      p.results.resize(p.factories.size());
+      if (!p.folds.empty()) {
+        for (size_t m = 0; m < p.factories.size(); ++m) {
+          jobs.push_back({static_cast<int>(plan.size()), static_cast<int>(m)});
+        }
+      }
+      plan.push_back(std::move(p));
+    }
+    ParallelFor(static_cast<int>(jobs.size()), std::max(1, flags.parallel_models), [&](int k) {
+      Planned& p = plan[jobs[k].planned];
+      p.results[jobs[k].model] =
+          EvaluateModel(p.factories[jobs[k].model], replayed, data->device, p.folds, p.settings);
+    });
+    for (const Planned& p : plan) {
+      if (p.folds.empty()) {
+        std::printf("\nLearned models on %s: not enough workloads or networks to hold out\n",
+                    p.split->title);
+        continue;
+      }
+      PrintTopK(p.split->title, p.results, p.folds, replayed);
+      AddTopKResults(p.results, p.split->prefix, &result);
     }
   }
   // Models alone (Table 11 / Fig. 15) make the dataset_models line.
@@ -243,6 +273,9 @@ int main(int argc, char** argv) {
   app.add_option("--model-fractions", flags.model_fractions,
                  "held-out-workloads split: MODEL=F1/F2 trains MODEL at these fractions only")
       ->delimiter(',');
+  app.add_option("--parallel-models", flags.parallel_models,
+                 "evaluate this many models at once (each trains on one thread)")
+      ->check(CLI::Range(1, 64));
   app.add_option("--aux-fraction", flags.aux_fraction,
                  "MTL-TLP: the fraction of each auxiliary workload's records used")
       ->check(CLI::Range(0.0001, 1.0));
