@@ -131,8 +131,10 @@ std::vector<Featurized> FeaturizeAll(int n, const std::function<const State&(int
 
 // Rows sorted into workload groups, labels y / max y per workload (failed
 // records 0).
+// `order_out` (may be null) receives the input index of each grouped row.
 RankData GroupByWorkload(const std::vector<std::string>& workloads, const std::vector<float>& labels,
-                         const std::vector<const std::vector<float>*>& rows, int columns) {
+                         const std::vector<const std::vector<float>*>& rows, int columns,
+                         std::vector<int>* order_out = nullptr) {
   std::vector<int> order(workloads.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -147,6 +149,7 @@ RankData GroupByWorkload(const std::vector<std::string>& workloads, const std::v
     if (k == 0 || workloads[i] != workloads[order[k - 1]]) data.groups.push_back(0);
     ++data.groups.back();
   }
+  if (order_out != nullptr) *order_out = std::move(order);
   return data;
 }
 
@@ -267,13 +270,9 @@ absl::Status AutotvmModel::FitLocal() {
     return absl::OkStatus();  // nothing ranks above anything yet
   }
   local_count_ = std::move(count);
-  RankData data = GroupByWorkload(workloads, labels, rows, kAutotvmItervarWidth);
+  std::vector<int> order;
+  RankData data = GroupByWorkload(workloads, labels, rows, kAutotvmItervarWidth, &order);
   if (base_) {
-    // The same order GroupByWorkload sorted into.
-    std::vector<int> order(records_.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return workloads[a] < workloads[b]; });
     for (int i : order) {
       data.base_margin.push_back(
           static_cast<float>(DiscountFor(records_[i].workload) * records_[i].base_margin));
@@ -310,12 +309,16 @@ std::vector<double> AutotvmModel::Predict(const std::vector<State>& states) {
   }
   std::vector<float> values;
   values.reserve(programs.size() * kAutotvmItervarWidth);
+  // A Predict call scores one task's candidates: key each DAG once.
+  std::map<const ComputeDag*, std::string> keys;
   for (size_t k = 0; k < programs.size(); ++k) {
     values.insert(values.end(), programs[k]->features.itervar.begin(),
                   programs[k]->features.itervar.end());
     if (base_) {
-      margin[k] *= static_cast<float>(
-          DiscountFor(states[index[k]].original_dag()->WorkloadKey()));
+      const ComputeDag* dag = states[index[k]].original_dag().get();
+      auto key = keys.find(dag);
+      if (key == keys.end()) key = keys.emplace(dag, dag->WorkloadKey()).first;
+      margin[k] *= static_cast<float>(DiscountFor(key->second));
     }
   }
   const int64_t rows = static_cast<int64_t>(programs.size());
