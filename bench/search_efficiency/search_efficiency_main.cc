@@ -77,7 +77,8 @@ void Usage(const char* argv0) {
   std::fprintf(
       stderr,
       "usage: %s [--workloads LIST] [--trials N] [--per-round N] [--seeds 1,2]\n"
-      "          [--strategies ansor-xgb,pruner,moa-pruner[,lse-xgb]] [--source-trials N]\n"
+      "          [--strategies ansor-xgb,pruner,moa-pruner[,lse-xgb,autotvm,ansor-tlp]]\n"
+      "          [--source-trials N]\n"
       "          [--source-strategy random|ansor-xgb] [--population N] [--threads N]\n"
       "          [--remeasure-rounds N] [--remeasure-per-run N] [--quiet] [--quick]\n"
       "          [--list NETWORK]\n"
@@ -335,12 +336,13 @@ int Main(int argc, char** argv) {
   std::printf("RESULT search_efficiency pruner_time_to_ansor_best=%s "
               "moa_pruner_time_to_ansor_best=%s pruner_scored_per_round=%s "
               "ansor_scored_per_round=%s wall_s=%.0f pruner_trials_to_ansor_best=%s "
-              "moa_pruner_trials_to_ansor_best=%s lse_xgb_time_to_ansor_best=%s seeds=%zu "
-              "load=%.2f\n",
+              "moa_pruner_trials_to_ansor_best=%s lse_xgb_time_to_ansor_best=%s "
+              "autotvm_time_to_ansor_best=%s tlp_time_to_ansor_best=%s seeds=%zu load=%.2f\n",
               ratio_field("pruner", false).c_str(), ratio_field("moa-pruner", false).c_str(),
               scored("pruner").c_str(), scored("ansor-xgb").c_str(), Since(t_start),
               ratio_field("pruner", true).c_str(), ratio_field("moa-pruner", true).c_str(),
-              ratio_field("lse-xgb", false).c_str(), opt.seeds.size(),
+              ratio_field("lse-xgb", false).c_str(), ratio_field("autotvm", false).c_str(),
+              ratio_field("ansor-tlp", false).c_str(), opt.seeds.size(),
               std::max(load_start, LoadAverage()));
   for (const RunTrace& r : runs) {
     if (!r.ok) return 1;

@@ -166,6 +166,7 @@ class AutotvmModel final : public CostModel {
   int64_t NumTrainingRecords() const override {
     return records_.empty() ? loaded_records_ : static_cast<int64_t>(records_.size());
   }
+  bool Ranks() const override { return local_ || base_; }
   absl::StatusOr<std::string> Save() const override;
   absl::Status Load(std::string_view blob) override;
 

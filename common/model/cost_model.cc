@@ -39,6 +39,7 @@ class RandomModel : public CostModel {
   }
 
   int64_t NumTrainingRecords() const override { return num_records_; }
+  bool Ranks() const override { return false; }
 
   absl::StatusOr<std::string> Save() const override { return std::string(); }
 

@@ -50,6 +50,12 @@ class CostModel {
   // Number of records the model has been trained on.
   virtual int64_t NumTrainingRecords() const = 0;
 
+  // False while Predict answers only warm-up scores (uniform random: too
+  // few records yet, and nothing to transfer from). A search that plans
+  // many steps ahead on the scores (AutoTVM's annealing) draws at random
+  // instead, as AutoTVM does before its first fit.
+  virtual bool Ranks() const { return true; }
+
   // Checkpoints (stored in the records database). Models without parameters
   // save an empty blob.
   virtual absl::StatusOr<std::string> Save() const = 0;

@@ -73,6 +73,7 @@ class LearnedCostModel final : public CostModel {
   // Records in the data set (all records passed to Update), or, after Load
   // and before any Update, the count saved in the checkpoint.
   int64_t NumTrainingRecords() const override;
+  bool Ranks() const override { return IsTrained(); }
   absl::StatusOr<std::string> Save() const override;
   absl::Status Load(std::string_view blob) override;
 

@@ -2,55 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
-#include "absl/strings/str_cat.h"
 #include "common/sketch/mutate.h"
 #include "common/search/roulette.h"
 
 namespace pruner {
-namespace {
-
-// The out_size best distinct states seen so far: a min-heap on score whose
-// smallest entry is replaced by a better newcomer (Ansor's heap + in_heap).
-class BestStates {
- public:
-  explicit BestStates(size_t capacity) : capacity_(capacity) {}
-
-  void Offer(const State& state, const std::string& str, double score) {
-    if (capacity_ == 0 || in_heap_.count(str) > 0) return;
-    if (heap_.size() < capacity_) {
-      heap_.push_back(ScoredState{state, str, score});
-      std::push_heap(heap_.begin(), heap_.end(), Worse);
-      in_heap_.insert(str);
-    } else if (score > heap_.front().score) {
-      std::pop_heap(heap_.begin(), heap_.end(), Worse);
-      in_heap_.erase(heap_.back().str);
-      heap_.back() = ScoredState{state, str, score};
-      std::push_heap(heap_.begin(), heap_.end(), Worse);
-      in_heap_.insert(str);
-    }
-  }
-
-  std::vector<ScoredState> TakeSorted() {
-    std::sort(heap_.begin(), heap_.end(), [](const ScoredState& a, const ScoredState& b) {
-      return a.score != b.score ? a.score > b.score : a.str < b.str;
-    });
-    return std::move(heap_);
-  }
-
- private:
-  // Heap order: the front is the worst entry.
-  static bool Worse(const ScoredState& a, const ScoredState& b) { return a.score > b.score; }
-
-  size_t capacity_;
-  std::vector<ScoredState> heap_;
-  std::unordered_set<std::string> in_heap_;
-};
-
-}  // namespace
 
 absl::StatusOr<std::vector<ScoredState>> EvolutionarySearch(
     std::vector<State> init_population, int out_size, const EvolutionParams& params,
@@ -66,34 +23,8 @@ absl::StatusOr<std::vector<ScoredState>> EvolutionarySearch(
     for (const State& s : pop) strs.push_back(s.ToStr());
 
     // One Predict per generation, for the distinct states not scored yet.
-    // They are moved out of the population for the call and back after it
-    // (copying states is most of this loop's cost otherwise).
-    std::vector<size_t> fresh_index;
-    std::unordered_set<std::string_view> queued;
-    for (size_t i = 0; i < pop.size(); ++i) {
-      if (score_of.count(strs[i]) == 0 && queued.insert(strs[i]).second) fresh_index.push_back(i);
-    }
-    if (!fresh_index.empty()) {
-      std::vector<State> fresh;
-      fresh.reserve(fresh_index.size());
-      for (size_t i : fresh_index) fresh.push_back(std::move(pop[i]));
-      std::vector<double> scores;
-      {
-        ScopedSeconds timer(&counters->predict_s);
-        scores = model.Predict(fresh);
-      }
-      for (size_t j = 0; j < fresh_index.size(); ++j) pop[fresh_index[j]] = std::move(fresh[j]);
-      ++counters->predict_calls;
-      counters->predicted_states += static_cast<int64_t>(fresh.size());
-      if (scores.size() != fresh.size()) {
-        return absl::InternalError(absl::StrCat("cost model ", model.Name(), " returned ",
-                                                scores.size(), " scores for ", fresh.size(),
-                                                " states"));
-      }
-      for (size_t j = 0; j < fresh_index.size(); ++j) {
-        const double s = scores[j];
-        score_of[strs[fresh_index[j]]] = std::isnan(s) ? -INFINITY : s;
-      }
+    if (absl::Status st = ScoreUnscored(pop, strs, model, &score_of, counters); !st.ok()) {
+      return st;
     }
 
     std::vector<double> pop_scores(pop.size());

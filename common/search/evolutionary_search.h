@@ -38,6 +38,7 @@
 #include "common/sketch/annotate.h"
 #include "common/sketch/random.h"
 #include "common/schedule/state.h"
+#include "common/search/scored_states.h"
 #include "common/search/search_counters.h"
 
 namespace pruner {
@@ -48,12 +49,6 @@ struct EvolutionParams {
   double mutation_prob = 0.85;
   int max_draw_factor = 16;
   AnnotationOptions annotation;
-};
-
-struct ScoredState {
-  State state;
-  std::string str;  // state.ToStr()
-  double score = 0;
 };
 
 // Up to `out_size` distinct states (by ToStr), best score first, none for

@@ -5,6 +5,7 @@
 #include "common/model/autotvm_model.h"
 #include "common/model/symbol_analyzer_model.h"
 #include "common/model/xgb_model.h"
+#include "common/search/annealing_policy.h"
 #include "common/search/draft_verify_policy.h"
 #include "common/search/evolutionary_policy.h"
 #include "common/search/random_policy.h"
@@ -172,6 +173,15 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOpt
     PRUNER_ASSIGN_OR_RETURN(auto drafter, MakeSymbolAnalyzerModel(task.device, psa));
     return std::unique_ptr<SearchPolicy>(std::make_unique<DraftVerifySearchPolicy>(
         task, std::move(drafter), model, dv, seed));
+  }
+  if (strategy.search == SearchMethod::kAnnealing) {
+    // AutoTVM's XGBTuner defaults (128 chains, 500 steps, plans of 64);
+    // the job's eps-greedy share applies, its population does not.
+    AnnealingPolicyOptions sa;
+    sa.eps_greedy = options.eps_greedy;
+    PRUNER_RETURN_IF_ERROR(sa.Validate());
+    return std::unique_ptr<SearchPolicy>(
+        std::make_unique<AnnealingSearchPolicy>(task, model, sa, seed));
   }
   EvolutionaryOptions evo = EvolutionaryOptions::Ansor();
   evo.population = options.population;

@@ -25,6 +25,10 @@ const std::vector<StrategySpec>& KnownStrategySpecs() {
        "evolutionary search guided by AutoTVM's rank XGBoost, transferring from the "
        "database's records of other workloads",
        S::kEvolutionary, M::kAutotvm},
+      {"autotvm",
+       "AutoTVM: simulated annealing over parallel Markov chains plans the next 64 trials by "
+       "its rank XGBoost (transfer from the database's records), eps-greedy picks",
+       S::kAnnealing, M::kAutotvm},
       {"ansor-random", "evolutionary search guided by random scores", S::kEvolutionary,
        M::kRandomScores},
       {"lse-xgb", "Pruner's draft-then-verify search: LSE drafts, XGBoost verifies",

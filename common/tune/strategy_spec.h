@@ -19,6 +19,7 @@ enum class SearchMethod {
   kRandom,        // sketch + random annotation
   kEvolutionary,  // Ansor's evolutionary search with eps-greedy picks
   kDraftVerify,   // Pruner's: the symbol analyzer drafts, the model verifies
+  kAnnealing,     // AutoTVM's: simulated annealing plans, eps-greedy picks
 };
 
 enum class ScoreModel {
