@@ -226,6 +226,7 @@ int Run(const Flags& flags) {
         continue;
       }
       PrintTopK(p.split->title, p.results, p.folds, replayed);
+      PrintTopOneLosses(p.split->title, p.results, replayed, /*worst=*/5);
       AddTopKResults(p.results, p.split->prefix, &result);
     }
   }

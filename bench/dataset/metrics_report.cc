@@ -222,6 +222,72 @@ void PrintTopK(const std::string& title, const std::vector<ModelTopK>& models,
               "random = the expectation for a model whose scores are all equal)\n");
 }
 
+namespace {
+
+struct TopOneTerm {
+  int workload;
+  double best, pick;  // latency: the best schedule's, the model's top-1 (expected over ties)
+};
+
+std::vector<TopOneTerm> TopOneTerms(const TopKPoint& point) {
+  std::vector<TopOneTerm> terms;
+  for (size_t i = 0; i < point.scored.size(); ++i) {
+    const ScoredWorkload& w = point.scored[i];
+    if (w.latency_s.empty()) continue;  // not held out by any fold
+    terms.push_back({static_cast<int>(i), *std::min_element(w.latency_s.begin(), w.latency_s.end()),
+                     ExpectedKthBestOfTop(w.latency_s, w.score, 1, 1)});
+  }
+  return terms;
+}
+
+const TopKPoint* FullDataPoint(const ModelTopK& m) {
+  for (const TopKPoint& p : m.points) {
+    if (p.fraction == 1.0) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+double MeanTopOneRatio(const TopKPoint& point) {
+  const std::vector<TopOneTerm> terms = TopOneTerms(point);
+  if (terms.empty()) return std::nan("");
+  double sum = 0;
+  for (const TopOneTerm& t : terms) sum += t.best / t.pick;
+  return sum / static_cast<double>(terms.size());
+}
+
+void PrintTopOneLosses(const std::string& title, const std::vector<ModelTopK>& models,
+                       const ReplayedDataset& data, int worst) {
+  std::printf("\nWhere Top_1 is lost on %s (fraction 100%%): a workload's share = "
+              "w (pick - best) / Σ w pick; Top_1 = 1 - Σ shares\n",
+              title.c_str());
+  std::printf("| %-16s | %9s | %-44s | %6s | %9s | %9s | %6s |\n", "model", "mean b/p",
+              "workload", "weight", "best ms", "pick ms", "share");
+  std::printf("|------------------|-----------|----------------------------------------------|"
+              "--------|-----------|-----------|--------|\n");
+  for (const ModelTopK& m : models) {
+    const TopKPoint* point = FullDataPoint(m);
+    if (point == nullptr) continue;
+    std::vector<TopOneTerm> terms = TopOneTerms(*point);
+    double den = 0;
+    for (const TopOneTerm& t : terms) den += data.workloads[t.workload].weight * t.pick;
+    auto share = [&](const TopOneTerm& t) {
+      return data.workloads[t.workload].weight * (t.pick - t.best) / den;
+    };
+    std::sort(terms.begin(), terms.end(),
+              [&](const TopOneTerm& a, const TopOneTerm& b) { return share(a) > share(b); });
+    const std::string mean = Fixed(MeanTopOneRatio(*point));
+    for (int i = 0; i < worst && i < static_cast<int>(terms.size()); ++i) {
+      const TopOneTerm& t = terms[i];
+      const ReplayedWorkload& w = data.workloads[t.workload];
+      std::printf("| %-16s | %9s | %-44s | %6.0f | %9.4f | %9.4f | %6.3f |\n",
+                  i == 0 ? m.model.c_str() : "", i == 0 ? mean.c_str() : "",
+                  Shorten(w.name, 44).c_str(), w.weight, t.best * 1e3, t.pick * 1e3, share(t));
+    }
+  }
+}
+
 void AddTopKResults(const std::vector<ModelTopK>& models, const std::string& prefix,
                     ResultFields* result) {
   for (const ModelTopK& m : models) {
@@ -233,6 +299,7 @@ void AddTopKResults(const std::vector<ModelTopK>& models, const std::string& pre
       result->Add(absl::StrCat(name, "_top1"), p.top1.value);
       result->Add(absl::StrCat(name, "_top5"), p.top5.value);
       result->Add(absl::StrCat(name, "_top1_sd"), SpreadOf(p.fold_top1).sd);
+      result->Add(absl::StrCat(name, "_top1_per_workload"), MeanTopOneRatio(p));
       result->Add(absl::StrCat(name, "_train_s"), p.train_s);
       result->Add(absl::StrCat(name, "_states_per_s"), p.StatesPerSecond());
     }

@@ -35,8 +35,16 @@ void AddLseResults(const LseEvaluation& lse, ResultFields* result);
 // The Table 11 / Fig. 15 table of one split ("held-out workloads", ...).
 void PrintTopK(const std::string& title, const std::vector<ModelTopK>& models,
                const std::vector<Fold>& folds, const ReplayedDataset& data);
+// Where each model's pooled Top_1 (fraction 1) goes: Top_1 = 1 - Σ_i
+// w_i (pick_i - best_i) / Σ_j w_j pick_j, so each workload's term is its
+// share of the loss. Prints the `worst` largest shares per model and the
+// unweighted mean of best_i / pick_i (every workload counted once).
+void PrintTopOneLosses(const std::string& title, const std::vector<ModelTopK>& models,
+                       const ReplayedDataset& data, int worst);
+// The unweighted mean of best / pick over the workloads of a fraction-1 point.
+double MeanTopOneRatio(const TopKPoint& point);
 // <prefix><model>_top1, _top5 (fraction 1; '-' in names becomes '_'),
-// _top1_sd (between folds), _train_s, _states_per_s, and _top1_f<percent>
+// _top1_sd (between folds), _top1_per_workload (MeanTopOneRatio), _train_s, _states_per_s, and _top1_f<percent>
 // for the other fractions.
 void AddTopKResults(const std::vector<ModelTopK>& models, const std::string& prefix,
                     ResultFields* result);

@@ -152,6 +152,7 @@ ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDatase
     }
     point.top1 = ExpectedTopK(scored, 1);
     point.top5 = ExpectedTopK(scored, 5);
+    point.scored = std::move(scored);
     out.points.push_back(point);
   }
   return out;

@@ -68,6 +68,9 @@ struct TopKPoint {
   WeightedRatio top1, top5;   // over every workload, each scored by its fold's model
   // Each fold's own Top-k over its workloads: the spread between folds.
   std::vector<double> fold_top1, fold_top5;
+  // Every workload as its fold's model scored it (parallel to the dataset's
+  // workloads): where the pooled Top_1 is lost.
+  std::vector<ScoredWorkload> scored;
   double train_s = 0;          // Update wall time, summed over folds
   double predict_s = 0;        // Predict wall time, summed over folds
   int64_t predicted_states = 0;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/dataset/lse_evaluation.h"
+#include "bench/dataset/metrics_report.h"
 #include "bench/dataset/model_topk.h"
 #include "bench/dataset/replayed_dataset.h"
 #include "common/ir/ops.h"
@@ -222,6 +223,18 @@ TEST(ModelFoldsTest, WorkloadAndNetworkSplits) {
   const Spread spread = SpreadOf({0.5, 0.7, std::nan("")});
   EXPECT_DOUBLE_EQ(spread.mean, 0.6);
   EXPECT_NEAR(spread.sd, std::sqrt(0.02), 1e-12);
+}
+
+TEST(TopOneLossTest, PerWorkloadMeanCountsEachHeldOutWorkloadOnce) {
+  TopKPoint point;
+  point.fraction = 1.0;
+  // Picks the best (1.0), picks 2x the best, and one workload no fold held out.
+  point.scored = {{10, {1.0, 3.0}, {2.0, 1.0}}, {1, {2.0, 4.0}, {0.0, 1.0}}, {}};
+  EXPECT_DOUBLE_EQ(MeanTopOneRatio(point), (1.0 + 0.5) / 2);
+  // The pooled Top_1 of the same picks is dominated by the heavy workload.
+  EXPECT_DOUBLE_EQ(ExpectedTopK({point.scored[0], point.scored[1]}, 1).value,
+                   (10 * 1.0 + 2.0) / (10 * 1.0 + 4.0));
+  EXPECT_TRUE(std::isnan(MeanTopOneRatio(TopKPoint{})));
 }
 
 TEST_F(DatasetLoaderTest, RecordsMeasuredOnABusyHostAreLeftOut) {
