@@ -35,12 +35,12 @@ std::vector<std::string> DefaultDatasetNetworks() {
   // Every network at its defaults first, so that an early stop still spans
   // them all; then the variants, one kind at a time.
   std::vector<std::string> specs = KnownNetworks();
-  for (const char* cnn_variant : {":batch=4,image=112", ":image=160"}) {
+  for (const char* cnn_variant : {":batch=4,image=112", ":image=160", ":image=96"}) {
     for (const std::string& name : KnownNetworks()) {
       if (IsCnn(name)) specs.push_back(name + cnn_variant);
     }
   }
-  for (const char* bert_variant : {":seq=64", ":seq=256", ":batch=4"}) {
+  for (const char* bert_variant : {":seq=64", ":seq=256", ":batch=4", ":seq=32"}) {
     for (const std::string& name : KnownNetworks()) {
       if (!IsCnn(name)) specs.push_back(name + bert_variant);
     }

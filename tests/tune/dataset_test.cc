@@ -3,6 +3,7 @@
 // leaves shared workloads to the first network; it stops and resumes without
 // measuring a schedule twice, also across an export to shards and an import
 // into another database; and bad input is refused before anything runs.
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "common/graph/networks.h"
 #include "common/measure/local_measurer.h"
 #include "common/store/records_store.h"
 #include "common/tune/dataset_collection.h"
@@ -199,6 +201,24 @@ TEST_F(DatasetTest, BadInputIsRefusedBeforeAnythingIsMeasured) {
   std::ofstream(dir_ + "/cpu-x.jobs.json") << "{\"not\": \"a list\"}\n";
   EXPECT_EQ(ImportDatasetShards(store.get(), dir_).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+TEST(DatasetNetworksTest, EveryNetworkAtItsDefaultsFirstThenDistinctValidVariants) {
+  const std::vector<std::string> specs = DefaultDatasetNetworks();
+  const std::vector<std::string> known = KnownNetworks();
+  ASSERT_GT(specs.size(), known.size());
+  EXPECT_TRUE(std::equal(known.begin(), known.end(), specs.begin()));
+  std::set<std::string> canonical;
+  for (const std::string& spec : specs) {
+    auto c = CanonicalNetworkSpec(spec);
+    ASSERT_TRUE(c.ok()) << spec << ": " << c.status();
+    EXPECT_TRUE(canonical.insert(*c).second) << spec;
+  }
+  // The variants this repository's shard was collected at (bench/data).
+  for (const char* spec : {"resnet-50:image=96", "vgg-16:image=160", "mobilenet-v2:batch=4,image=112",
+                           "bert-base:seq=32", "bert-large:seq=256", "bert-tiny:batch=4"}) {
+    EXPECT_TRUE(canonical.count(*CanonicalNetworkSpec(spec))) << spec;
+  }
 }
 
 TEST(DatasetFamiliesTest, TaskNamesMapToOperatorFamilies) {
