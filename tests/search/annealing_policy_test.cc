@@ -240,11 +240,7 @@ TEST(AnnealingPolicyTest, SameSeedSameProposals) {
   OracleModel oracle(task.device);
   AnnealingSearchPolicy a(task, &oracle, SmallOptions(), 13);
   AnnealingSearchPolicy b(task, &oracle, SmallOptions(), 13);
-  auto x = a.Propose(8);
-  auto y = b.Propose(8);
-  ASSERT_TRUE(x.ok() && y.ok());
-  ASSERT_EQ(x->size(), y->size());
-  for (size_t i = 0; i < x->size(); ++i) EXPECT_EQ((*x)[i].ToSentence(), (*y)[i].ToSentence());
+  ::pruner::testing::ExpectSameProposals(a, b, 8);
 }
 
 }  // namespace

@@ -216,11 +216,7 @@ TEST(EvolutionaryPolicyTest, SameSeedSameProposals) {
   OracleModel oracle(task.device);
   EvolutionarySearchPolicy a(task, &oracle, SmallOptions(), 9);
   EvolutionarySearchPolicy b(task, &oracle, SmallOptions(), 9);
-  auto x = a.Propose(16);
-  auto y = b.Propose(16);
-  ASSERT_TRUE(x.ok() && y.ok());
-  ASSERT_EQ(x->size(), y->size());
-  for (size_t i = 0; i < x->size(); ++i) EXPECT_EQ((*x)[i].ToSentence(), (*y)[i].ToSentence());
+  ::pruner::testing::ExpectSameProposals(a, b, 16);
 }
 
 }  // namespace

@@ -50,6 +50,16 @@ inline MeasuredState Measured(const State& state, const SearchTask& task, double
   return MeasuredState{state, task.workload_key, cost_s, ok};
 }
 
+// Two policies built alike (same task, model, options and seed) propose
+// the same schedules, in the same order.
+inline void ExpectSameProposals(SearchPolicy& a, SearchPolicy& b, int n) {
+  auto x = a.Propose(n);
+  auto y = b.Propose(n);
+  ASSERT_TRUE(x.ok() && y.ok());
+  ASSERT_EQ(x->size(), y->size());
+  for (size_t i = 0; i < x->size(); ++i) EXPECT_EQ((*x)[i].ToSentence(), (*y)[i].ToSentence());
+}
+
 }  // namespace pruner::testing
 
 #endif  // PRUNER_TESTS_SEARCH_SEARCH_TEST_SUPPORT_H_
