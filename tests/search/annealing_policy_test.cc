@@ -52,12 +52,6 @@ AnnealingChains RandomChains(const SearchTask& task, int n, Rng& rng) {
   return AnnealingChains{std::move(s.states), std::move(s.strs)};
 }
 
-double MeanScore(OracleModel& oracle, const std::vector<State>& states) {
-  double sum = 0;
-  for (const State& s : states) sum += oracle.Score(s);
-  return states.empty() ? 0 : sum / static_cast<double>(states.size());
-}
-
 // A model still in its warm-up: scores exist but do not rank.
 class WarmingUpModel : public ConstantModel {
  public:
@@ -93,7 +87,7 @@ TEST(SimulatedAnnealingTest, ChainsClimbTheModelAndTheArchiveIsBestFirst) {
   Rng rng(3);
   AnnealingChains chains = RandomChains(task, 16, rng);
   ASSERT_EQ(chains.points.size(), 16u);
-  const double start_mean = MeanScore(oracle, chains.points);
+  const double start_mean = oracle.MeanScore(chains.points);
   const std::set<std::string> excluded = {chains.strs[0], chains.strs[1]};
   SearchCounters counters;
   AnnealingStats stats;
@@ -114,8 +108,8 @@ TEST(SimulatedAnnealingTest, ChainsClimbTheModelAndTheArchiveIsBestFirst) {
     states.push_back(s.state);
   }
   std::cout << "oracle mean: start chains " << start_mean << ", annealed best "
-            << MeanScore(oracle, states) << " after " << stats.steps << " steps\n";
-  EXPECT_GT(MeanScore(oracle, states), 1.3 * start_mean);
+            << oracle.MeanScore(states) << " after " << stats.steps << " steps\n";
+  EXPECT_GT(oracle.MeanScore(states), 1.3 * start_mean);
   EXPECT_GT(stats.accepted, 0);
   EXPECT_GT(stats.steps, 0);
   EXPECT_LE(stats.steps, SmallParams().n_iter);
@@ -184,7 +178,7 @@ TEST(AnnealingPolicyTest, WalksThePlanThenTheEpsGreedyTailAndReplansEveryPlanSiz
   EXPECT_EQ(policy.last_round().from_random, 0);
   auto random_states = random.Propose(8);
   ASSERT_TRUE(random_states.ok());
-  EXPECT_GT(MeanScore(oracle, *first), 1.3 * MeanScore(oracle, *random_states));
+  EXPECT_GT(oracle.MeanScore(*first), 1.3 * oracle.MeanScore(*random_states));
 
   // 4 more plan entries reach the tail (16 - floor(0.25 * 16) = 12): the
   // other 4 are random.

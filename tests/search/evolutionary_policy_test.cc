@@ -27,12 +27,6 @@ EvolutionaryOptions SmallOptions() {
   return o;
 }
 
-double MeanScore(OracleModel& oracle, const std::vector<State>& states) {
-  double sum = 0;
-  for (const State& s : states) sum += oracle.Score(s);
-  return states.empty() ? 0 : sum / static_cast<double>(states.size());
-}
-
 TEST(EvolutionaryOptionsTest, DefaultsAreAnsorsAndPrunersAreExpressible) {
   const EvolutionaryOptions a = EvolutionaryOptions::Ansor();
   EXPECT_EQ(a.eps_greedy, 0.05);
@@ -113,8 +107,8 @@ TEST(EvolutionaryPolicyTest, OracleGuidedProposalsBeatRandomOnes) {
     ASSERT_TRUE(random_states.ok()) << random_states.status();
     ASSERT_EQ(evo_states->size(), 32u);
     ASSERT_EQ(random_states->size(), 32u);
-    const double evo_mean = MeanScore(oracle, *evo_states);
-    const double random_mean = MeanScore(oracle, *random_states);
+    const double evo_mean = oracle.MeanScore(*evo_states);
+    const double random_mean = oracle.MeanScore(*random_states);
     std::cout << device << ": oracle mean, evolutionary " << evo_mean << " vs random "
               << random_mean << "\n";
     EXPECT_GT(evo_mean, 1.3 * random_mean);

@@ -137,4 +137,10 @@ double OracleScore(const State& state, const Program& program, const DeviceProfi
   return (0.05 + parallel) * (0.05 + vector) * (0.05 + reuse) / (1.05 * 1.05 * 1.05);
 }
 
+double OracleModel::MeanScore(const std::vector<State>& states) {
+  double sum = 0;
+  for (const State& s : states) sum += Score(s);
+  return states.empty() ? 0 : sum / static_cast<double>(states.size());
+}
+
 }  // namespace pruner::testing

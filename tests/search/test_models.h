@@ -49,6 +49,8 @@ class OracleModel : public CountingModel {
   std::string Name() const override { return "oracle"; }
   // In (0, 1]; -inf when the state does not lower.
   double Score(const State& state) override;
+  // The mean Score of `states`; 0 for none.
+  double MeanScore(const std::vector<State>& states);
 
  private:
   DeviceProfile device_;
