@@ -23,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "bench/dataset/dataset_loader.h"
 #include "bench/dataset/learned_models.h"
+#include "bench/dataset/lse_dump.h"
 #include "bench/dataset/lse_evaluation.h"
 #include "bench/dataset/metrics_report.h"
 #include "bench/dataset/model_topk.h"
@@ -56,6 +57,8 @@ struct Flags {
   int analyzer_cores = -1;  // -1: the kernels' thread count; 0: the profile's
   uint64_t seed = 43;  // model initialization, batch order, training subsets
   bool skip_lse = false;
+  std::string dump_lse;  // the analyzer's rows of every schedule, for calibration
+  int calibrate_folds = 2;  // CPU issue model fitted here, cross-validated
   bool skip_models = false;
 };
 
@@ -124,12 +127,22 @@ int Run(const Flags& flags) {
     settings.proportional_sizes = !flags.no_proportional;
     settings.draws = flags.draws;
     settings.threads = flags.threads;
+    settings.calibrate_folds = flags.calibrate_folds;
+    if (!flags.dump_lse.empty()) {
+      const absl::Status dumped = DumpLseRows(replayed, analyzer_device, AnalyzerOptions::Paper(),
+                                              flags.dump_lse, flags.threads);
+      if (!dumped.ok()) {
+        std::fprintf(stderr, "--dump-lse: %s\n", dumped.ToString().c_str());
+        return 1;
+      }
+    }
     auto lse = EvaluateLse(replayed, analyzer_device, settings);
     if (!lse.ok()) {
       std::fprintf(stderr, "LSE: %s\n", lse.status().ToString().c_str());
       return 1;
     }
     PrintLse(*lse, replayed);
+    PrintIssueFits(*lse);
     AddLseResults(*lse, &result);
   }
 
@@ -296,6 +309,13 @@ int main(int argc, char** argv) {
                  "cores the analyzer assumes (-1: the jobs' kernel threads; 0: the profile's)");
   app.add_option("--seed", flags.seed, "seed of the models and the training subsets");
   app.add_flag("--skip-lse", flags.skip_lse, "no analyzer metrics");
+  app.add_option("--calibrate-folds", flags.calibrate_folds,
+                 "CPUs: fit the issue model's constants on the records, cross-validated over "
+                 "this many folds of workloads (0: off)")
+      ->check(CLI::Range(0, 100));
+  app.add_option("--dump-lse", flags.dump_lse,
+                 "write the analyzer's symbols, penalties and estimate of every schedule, one "
+                 "line per row, beside its measured latency (tab-separated)");
   app.add_flag("--skip-models", flags.skip_models, "no learned-model metrics");
   CLI11_PARSE(app, argc, argv);
   std::vector<std::string> asked = flags.models;

@@ -112,6 +112,34 @@ BestKRow BestKOverSizes(std::string label, const std::vector<ScoredWorkload>& sc
   return row;
 }
 
+// Every schedule's issue-model rows (symbols and cores), for fitting.
+std::vector<IssueWorkload> IssueData(const ReplayedDataset& data, const LoweredDataset& lowered,
+                                     const SymbolAnalyzer& analyzer, int threads) {
+  std::vector<IssueWorkload> out(data.workloads.size());
+  std::vector<std::pair<int, int>> items;
+  for (size_t w = 0; w < data.workloads.size(); ++w) {
+    out[w].latency_s = data.workloads[w].latency_s;
+    out[w].schedules.resize(data.workloads[w].states.size());
+    for (size_t j = 0; j < data.workloads[w].states.size(); ++j) {
+      items.emplace_back(static_cast<int>(w), static_cast<int>(j));
+    }
+  }
+  const double units = analyzer.machine().l2_units;
+  ParallelFor(static_cast<int>(items.size()), threads, [&](int i) {
+    const auto [w, j] = items[i];
+    const std::optional<Program>& program = lowered.programs[w][j];
+    if (!program.has_value()) return;
+    auto estimate = analyzer.Analyze(*program);
+    if (!estimate.ok()) return;
+    std::vector<IssueRow>& rows = out[w].schedules[j];
+    for (size_t r = 0; r < estimate->rows.size(); ++r) {
+      rows.push_back({estimate->symbols.rows[r],
+                      std::max(1.0, units * estimate->rows[r].penalties.l2_compute)});
+    }
+  });
+  return out;
+}
+
 }  // namespace
 
 DeviceProfile AnalyzerDevice(const DeviceProfile& device, int kernel_threads) {
@@ -131,6 +159,7 @@ std::vector<AnalyzerVariant> Table10Variants() {
   std::vector<AnalyzerVariant> out = {
       {"LSE (paper)", paper, "lse", std::nullopt},
       {"LSE (public code)", AnalyzerOptions::CodeBehaviour(), "code", std::nullopt},
+      {"LSE (CPU issue model)", AnalyzerOptions::Calibrated(), "issue", std::nullopt},
       {"w/o P_li,c (compute)", paper.WithoutComputePenalties(), "wo_compute", std::nullopt},
       {"w/o P_li,m (memory)", paper.WithoutMemoryPenalties(), "wo_memory", std::nullopt},
   };
@@ -180,6 +209,41 @@ absl::StatusOr<LseEvaluation> EvaluateLse(const ReplayedDataset& data, const Dev
     BestKRow row = BestKOverSizes(variant.label, scored, out.sizes);
     row.unscored = unscored;
     row.result_key = variant.result_key;
+    for (size_t w = 0; w < data.workloads.size(); ++w) {
+      row.spearman.push_back(SpearmanCorrelation(estimates[w], data.workloads[w].latency_s));
+    }
+    out.analyzers.push_back(std::move(row));
+  }
+
+  if (settings.calibrate_folds > 0 && !device.IsGpu()) {
+    PRUNER_ASSIGN_OR_RETURN(auto analyzer,
+                            SymbolAnalyzer::Create(device, AnalyzerOptions::Calibrated()));
+    const std::vector<IssueWorkload> issue = IssueData(data, lowered, analyzer, settings.threads);
+    const int k = settings.calibrate_folds;
+    std::vector<std::vector<double>> estimates(data.workloads.size());
+    std::vector<int> all;
+    for (int f = 0; f < k; ++f) {
+      std::vector<int> train, test;
+      for (int w = 0; w < static_cast<int>(issue.size()); ++w) {
+        (w % k == f ? test : train).push_back(w);
+        if (f == 0) all.push_back(w);
+      }
+      IssueFit fit = FitIssueConstants(issue, k > 1 ? train : test);
+      for (int w : test) {
+        estimates[w] = IssueEstimates(issue[w], fit.constants);
+        for (double& e : estimates[w]) {
+          if (!(e > 0)) e = kInf;  // no work to rank: last, as an unscored schedule
+        }
+      }
+      fit.spearman = MeanIssueSpearman(issue, test, fit.constants);  // held out
+      out.fold_fits.push_back(fit);
+    }
+    out.all_fit = FitIssueConstants(issue, all);
+    BestKRow row = BestKOverSizes(
+        absl::StrCat("LSE (CPU issue model, fitted on the other ", k > 1 ? k - 1 : 1, " fold",
+                     k > 2 ? "s" : "", ")"),
+        Scored(data, &estimates), out.sizes);
+    row.result_key = "issue_cv";
     for (size_t w = 0; w < data.workloads.size(); ++w) {
       row.spearman.push_back(SpearmanCorrelation(estimates[w], data.workloads[w].latency_s));
     }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/dataset/issue_calibration.h"
 #include "bench/dataset/ranking_metrics.h"
 #include "bench/dataset/replayed_dataset.h"
 #include "common/analysis/analyzer_options.h"
@@ -37,8 +38,9 @@ struct AnalyzerVariant {
 };
 
 // Table 10's rows and more: the paper's analyzer, the public code's, the
-// paper's without its compute / memory penalties, and without each single
-// penalty.
+// calibrated one (the CPU issue model with its default constants; on GPUs
+// the paper's), the paper's without its compute / memory penalties, and
+// without each single penalty.
 std::vector<AnalyzerVariant> Table10Variants();
 
 // The machine the measured kernels ran on, as the analyzer should see it.
@@ -83,6 +85,12 @@ struct LseEvaluation {
   std::vector<DrawStats> random_draws_best1;  // per SpecSize
   std::vector<DrawStats> random_draws_best5;
   int64_t lowering_failures = 0;
+
+  // CPU issue model fitted here (LseSettings::calibrate_folds > 0): one fit
+  // per fold on the other folds' workloads (its row in `analyzers` scores
+  // each workload with the constants fitted without it), and one on all.
+  std::vector<IssueFit> fold_fits;
+  IssueFit all_fit;
 };
 
 struct LseSettings {
@@ -92,6 +100,9 @@ struct LseSettings {
   int draws = 5000;                // the paper's count
   uint64_t seed = 2025;
   int threads = 1;                 // lowering and analysis
+  // > 0 on CPUs: fit the issue model's constants with this many folds over
+  // the workloads (workload i is in fold i % k) and add the held-out row.
+  int calibrate_folds = 0;
 };
 
 // FailedPrecondition when the device profile lacks what the analyzer needs.

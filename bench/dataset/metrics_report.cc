@@ -159,6 +159,20 @@ void PrintLse(const LseEvaluation& lse, const ReplayedDataset& data) {
   }
 }
 
+void PrintIssueFits(const LseEvaluation& lse) {
+  if (lse.fold_fits.empty()) return;
+  std::printf("\nCPU issue model fitted on these records (constants in cycles, normalized to "
+              "load = 1; rho = mean Spearman):\n");
+  for (size_t f = 0; f < lse.fold_fits.size(); ++f) {
+    const IssueFit& fit = lse.fold_fits[f];
+    std::printf("  fold %zu held out: %s  held-out rho %.3f (%d passes)\n", f,
+                fit.constants.ToString().c_str(), fit.spearman, fit.passes);
+  }
+  std::printf("  all workloads:     %s  rho %.3f (%d passes)\n",
+              lse.all_fit.constants.ToString().c_str(), lse.all_fit.spearman, lse.all_fit.passes);
+  std::printf("  defaults:          %s\n", CpuIssueConstants{}.ToString().c_str());
+}
+
 void AddLseResults(const LseEvaluation& lse, ResultFields* result) {
   for (const BestKRow& r : lse.analyzers) {
     // Table-only variants have no key; the paper's analyzer reports every
@@ -166,7 +180,7 @@ void AddLseResults(const LseEvaluation& lse, ResultFields* result) {
     const std::string& key = r.result_key;
     if (key.empty()) continue;
     for (size_t i = 0; i < lse.sizes.size(); ++i) {
-      const bool all_sizes = key == "lse";
+      const bool all_sizes = key == "lse" || key == "issue" || key == "issue_cv";
       const bool wanted = all_sizes || lse.sizes[i].key == "s128" ||
                           lse.sizes[i].key == "s128of4000";
       if (wanted) result->Add(absl::StrCat(key, "_best1_", lse.sizes[i].key), r.best1[i].value);

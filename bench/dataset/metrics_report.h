@@ -31,6 +31,9 @@ void PrintDataset(const Dataset& data, const ReplayedDataset& replayed);
 // each workload actually got), the random draft, and Spearman's rho.
 void PrintLse(const LseEvaluation& lse, const ReplayedDataset& data);
 void AddLseResults(const LseEvaluation& lse, ResultFields* result);
+// The issue-model constants fitted per fold and on everything (nothing when
+// no fit ran).
+void PrintIssueFits(const LseEvaluation& lse);
 
 // The Table 11 / Fig. 15 table of one split ("held-out workloads", ...).
 void PrintTopK(const std::string& title, const std::vector<ModelTopK>& models,

@@ -29,6 +29,19 @@ AnalyzerOptions AnalyzerOptions::CodeBehaviour() {
   return o;
 }
 
+AnalyzerOptions AnalyzerOptions::Calibrated(const CpuIssueConstants& constants) {
+  AnalyzerOptions o;
+  o.cpu_issue_model = true;
+  o.cpu_issue = constants;
+  return o;
+}
+
+std::string CpuIssueConstants::ToString() const {
+  return absl::StrCat("statement=", statement, " ops_exponent=", ops_exponent, " load=", load,
+                      " store=", store, " loop_iteration=", loop_iteration,
+                      " dram_element=", dram_element);
+}
+
 AnalyzerOptions AnalyzerOptions::Without(Penalty p) const {
   AnalyzerOptions o = *this;
   o.penalties[static_cast<int>(p)] = false;
@@ -77,6 +90,10 @@ std::string AnalyzerOptions::Describe() const {
   }
   for (Penalty p : kAllPenalties) {
     if (!penalties[static_cast<int>(p)]) absl::StrAppend(&out, " -", PenaltyName(p));
+  }
+  if (cpu_issue_model) {
+    absl::StrAppend(&out, " +cpu_issue_model");
+    if (!(cpu_issue == CpuIssueConstants{})) absl::StrAppend(&out, "(", cpu_issue.ToString(), ")");
   }
   if (cpu_fallback_gbps_per_core != paper.cpu_fallback_gbps_per_core) {
     absl::StrAppend(&out, " cpu_gbps_per_core=", cpu_fallback_gbps_per_core);

@@ -38,6 +38,31 @@ enum class RowCombine {
   kMax,  // code: L = sum_i max(L_c^i, L_m^i) (a roofline per row)
 };
 
+// CPU issue model: the cycles one row costs, from the issue symbols
+// (cpu_symbols.cc) of what the LLVM backend emits, instead of Eq. 1's flops
+// over a penalized peak. The constants are device constants fitted on
+// measured records (bench_dataset_metrics --calibrate; defaults: the fit on
+// the developers' AMD EPYC dataset, bench/README.md "LSE on the CPU").
+//   cycles = statement x statements x max(float ops per statement, 1)^ops_exponent
+//          + load x loads + store x stores + loop_iteration x loop iterations
+//          + dram_element x S5 (elements past the core's L2)
+// divided by the cores the parallel loops keep busy (cores x P_l2,c).
+//
+// The fit gives statement = 0: on this CPU's random schedules the loads,
+// stores and loop overhead of the emitted code decide the ranking, and the
+// arithmetic never binds on its own.
+struct CpuIssueConstants {
+  double statement = 0;
+  double ops_exponent = 0.25;
+  double load = 1;
+  double store = 2.0 / 3;
+  double loop_iteration = 1;
+  double dram_element = 1.0 / 3;
+
+  friend bool operator==(const CpuIssueConstants&, const CpuIssueConstants&) = default;
+  std::string ToString() const;  // "statement=0.3 ops_exponent=0.5 ..."
+};
+
 struct AnalyzerOptions {
   // Per-penalty switches, indexed by Penalty. A disabled penalty is 1.
   std::array<bool, kNumPenalties> penalties = {true, true, true, true, true, true};
@@ -80,6 +105,12 @@ struct AnalyzerOptions {
   // detected local CPU never has one).
   double cpu_fallback_gbps_per_core = 20.0;
 
+  // CPU only: estimate with the issue model (CpuIssueConstants) rather than
+  // Eq. 1. The paper's analyzer has no CPU variant; Eq. 1 mapped onto a CPU
+  // ranks our kernels barely better than chance (bench/README.md).
+  bool cpu_issue_model = false;
+  CpuIssueConstants cpu_issue;
+
   bool enabled(Penalty p) const {
     if (!penalties[static_cast<int>(p)]) return false;
     if (!IsComputePenalty(p) && !use_memory_penalties) return false;
@@ -91,6 +122,9 @@ struct AnalyzerOptions {
   static AnalyzerOptions Paper() { return AnalyzerOptions(); }
   // Pruner's public code (../shared/specs/pruner.md §2.5), term by term.
   static AnalyzerOptions CodeBehaviour();
+  // The paper's analyzer, with the CPU issue model for CPU targets (GPU
+  // estimates are the paper's): what the draft model uses.
+  static AnalyzerOptions Calibrated(const CpuIssueConstants& constants = {});
   // Table 10's ablations.
   AnalyzerOptions Without(Penalty p) const;
   AnalyzerOptions WithoutComputePenalties() const;

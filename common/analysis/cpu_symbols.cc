@@ -30,6 +30,27 @@
 //        no traffic.
 //   S7 = the smallest contiguous run (transfer_run.h) of the regions S5
 //        fetches, over the accesses it counts.
+//
+// Issue symbols: what the LLVM backend (common/codegen/cpu_llvm_codegen.cc)
+// emits, which decides the speed of the small loop nests a random schedule
+// makes far more than the flop count does. Loops are unrolled by the rules
+// of common/lower/unroll_rules.h; M = the innermost loop not unrolled and
+// not a vector of lanes (none: straight-line code). Outer = the product of
+// the extents of M and the loops around it (a vector loop counting 1).
+//   lanes: the vectorized loop's extent when its lanes are emitted as a
+//     vector, else LLVM's own loop vectorizer on M when M writes D
+//     contiguously and every read is contiguous or invariant in M (no fp
+//     reassociation, so never a reduction loop): min(extent(M), width).
+//   statements = Outer x (unrolled extents inside M) / (auto-vector lanes)
+//   loads(B) = Outer / (extent(M) when M does not move B: hoisted) x
+//     (unrolled extents inside M that move B: CSE keeps one load per
+//     distinct element) x (lanes when the vector loop strides B: a gather)
+//   stores = loads(D): one store per distinct destination vector of an
+//     iteration of M (the unrolled body forwards the rest in registers),
+//     none per iteration when M does not move D (a reduction over M keeps
+//     its accumulators in registers), unless the accumulators outnumber
+//     the vector registers (spills: one store per statement).
+//   loop iterations = Outer.
 #include <algorithm>
 
 #include "common/analysis/cache_traffic.h"
@@ -40,6 +61,93 @@ namespace pruner {
 namespace {
 
 bool Any(const LoopInfo&) { return true; }
+
+// How loop `var` steps through the elements of `group` (all instances):
+// 0 = never moves it, 1 = unit stride, 2 = any other stride.
+int StrideClass(const Program& program, const StoreAccesses& accesses, const AccessGroup& group,
+                int var) {
+  const Buffer& b = program.buffer(group.buffer);
+  int worst = 0;
+  for (int k = 0; k < std::max(group.num_instances, 1); ++k) {
+    int64_t stride = 0, inner = 1;
+    for (int d = group.num_dims - 1; d >= 0; --d) {
+      for (const IndexTerm& t : accesses.terms(accesses.dim(group, k, d))) {
+        if (t.var == var) stride += t.coef * inner;
+      }
+      if (d < static_cast<int>(b.shape.size())) inner *= b.shape[d];
+    }
+    worst = std::max(worst, stride == 0 ? 0 : stride == 1 || stride == -1 ? 1 : 2);
+  }
+  return worst;
+}
+
+void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
+                  const MachineParams& machine, BufferSymbols* s) {
+  const Program& program = *site.program;
+  const std::vector<AccessGroup>& groups = accesses.groups();
+  const std::span<const LoopInfo> loops = site.loops;
+  const int n = static_cast<int>(loops.size());
+  // The vector loop whose lanes the backend emits: the innermost vectorized
+  // loop with nothing but unrolled loops inside it and a store that moves
+  // with it (a vector loop around other loops, or whose lanes would all
+  // write one element, stays a serial loop).
+  int vec = -1;
+  for (int l = n - 1; l >= 0; --l) {
+    if (loops[l].kind == ForKind::kVectorized) {
+      if (accesses.Uses(groups.front(), loops[l].var) && loops[l].extent >= 2) vec = l;
+      break;
+    }
+  }
+  auto in_body = [&](int l) { return loops[l].unrolled || l == vec; };
+  int m = n - 1;
+  while (m >= 0 && in_body(m)) --m;
+  // A vectorized loop outside M runs serially.
+  if (vec >= 0 && vec < m) vec = -1;
+  double outer = 1;
+  for (int l = 0; l <= m; ++l) outer *= static_cast<double>(loops[l].extent);
+  double lanes = vec >= 0 ? static_cast<double>(loops[vec].extent) : 1;
+  double auto_lanes = 1;
+  if (vec < 0 && m >= 0 && loops[m].extent >= 2) {
+    const int var = loops[m].var;
+    bool ok = StrideClass(program, accesses, groups.front(), var) == 1;
+    for (size_t g = 1; g < groups.size() && ok; ++g) {
+      ok = StrideClass(program, accesses, groups[g], var) < 2;
+    }
+    if (ok) auto_lanes = std::min<double>(static_cast<double>(loops[m].extent), machine.l1_width);
+  }
+  double body = 1;
+  for (int l = m + 1; l < n; ++l) {
+    if (l != vec) body *= static_cast<double>(loops[l].extent);
+  }
+  s->issue_lanes = std::max(lanes, auto_lanes);
+  s->issue_statements = outer * body / auto_lanes;
+  s->issue_loop_iterations = outer / auto_lanes;
+  auto loads_of = [&](const AccessGroup& g) {
+    // Invariant in M: loaded once per run of M (hoisted), else once per
+    // (auto-vectorized) iteration.
+    double count = m >= 0 && !accesses.Uses(g, loops[m].var)
+                       ? outer / static_cast<double>(loops[m].extent)
+                       : outer / auto_lanes;
+    for (int l = m + 1; l < n; ++l) {
+      if (l == vec) {
+        if (StrideClass(program, accesses, g, loops[l].var) == 2) count *= lanes;
+      } else if (accesses.Uses(g, loops[l].var)) {
+        count *= static_cast<double>(loops[l].extent);
+      }
+    }
+    return count;
+  };
+  for (size_t g = 1; g < groups.size(); ++g) s->issue_loads += loads_of(groups[g]);
+  double accumulators = 1;  // distinct destination vectors in the body
+  for (int l = m + 1; l < n; ++l) {
+    if (l != vec && accesses.Uses(groups.front(), loops[l].var)) {
+      accumulators *= static_cast<double>(loops[l].extent);
+    }
+  }
+  s->issue_stores = accumulators <= machine.register_capacity / machine.l1_width
+                        ? loads_of(groups.front())
+                        : s->issue_statements;
+}
 
 }  // namespace
 
@@ -90,6 +198,9 @@ BufferSymbols CpuStoreSymbols(const StoreSite& site, const StoreAccesses& access
     s.reuse_flops = float_ops * LoopProduct(loops, vectorized);
     s.reuse_elements = s.s1_registers;
   }
+
+  IssueSymbols(site, accesses, machine, &s);
+  s.issue_float_ops = float_ops;
 
   RegionFootprints& footprints = scratch->footprints;
   footprints.Compute(site, accesses, &scratch->ranges);

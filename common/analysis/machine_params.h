@@ -37,6 +37,7 @@ struct MachineParams {
   int l2_units = 0;           // pu_l2: SMs x active blocks (GPU) / cores (CPU)
   int sm_count = 0;           // GPU
   int transaction_bytes = 0;  // n_l2: DRAM sector (GPU) / cache line (CPU)
+  double clock_hz = 0;        // CPU: core clock (the issue model counts cycles)
 
   // Every fallback taken, for logs ("" when the profile had everything).
   std::string notes;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/lower/loop_nest_walker.h"
+#include "common/lower/unroll_rules.h"
 
 namespace pruner {
 namespace {
@@ -20,14 +21,32 @@ class StoreWalker : public LoopNestWalker {
   }
 
  private:
+  // The unroll decision needs the loop's whole body, so it is taken once
+  // per loop on entry, with the budget of the innermost enclosing
+  // auto_unroll_max_step (the loop's own included), as the emitter does.
+  void EnterLoop(const StmtNode& loop) override {
+    const int64_t budget =
+        loop.auto_unroll_max_step > 0 ? loop.auto_unroll_max_step
+                                      : (budgets_.empty() ? 0 : budgets_.back());
+    budgets_.push_back(budget);
+    unrolled_.push_back(loop.for_kind == ForKind::kUnrolled ||
+                        (loop.for_kind == ForKind::kSerial && SerialLoopUnrolled(loop, budget)));
+  }
+  void ExitLoop(const StmtNode&) override {
+    budgets_.pop_back();
+    unrolled_.pop_back();
+  }
+
   void VisitStore(const StmtNode& s) override {
     loops_.clear();
-    for (const EnclosingLoop& enclosing : enclosing_loops()) {
-      if (enclosing.shadowed) continue;
-      const StmtNode& loop = *enclosing.loop;
+    const std::vector<EnclosingLoop>& enclosing = enclosing_loops();
+    for (size_t i = 0; i < enclosing.size(); ++i) {
+      if (enclosing[i].shadowed) continue;
+      const StmtNode& loop = *enclosing[i].loop;
       // A loop that runs zero times would zero every product; it does no
       // work the analyzer could rank anyway.
-      loops_.push_back(LoopInfo{loop.var, std::max<int64_t>(loop.extent, 1), loop.for_kind});
+      loops_.push_back(
+          LoopInfo{loop.var, std::max<int64_t>(loop.extent, 1), loop.for_kind, unrolled_[i]});
     }
     StoreSite site;
     site.program = &program_;
@@ -41,6 +60,8 @@ class StoreWalker : public LoopNestWalker {
   const std::function<void(const StoreSite&)>& visit_;
   int kernel_ = 0;
   std::vector<LoopInfo> loops_;
+  std::vector<int64_t> budgets_;  // per enclosing loop
+  std::vector<bool> unrolled_;    // per enclosing loop
 };
 
 }  // namespace

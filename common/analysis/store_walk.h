@@ -18,6 +18,10 @@ struct LoopInfo {
   int var = -1;
   int64_t extent = 1;
   ForKind kind = ForKind::kSerial;
+  // CPU: the LLVM backend emits the loop body `extent` times instead of a
+  // loop (an unrolled loop, or a serial one within the unroll rules of
+  // common/lower/unroll_rules.h).
+  bool unrolled = false;
 };
 
 // One store and what encloses it.

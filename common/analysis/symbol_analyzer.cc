@@ -67,6 +67,12 @@
 // tile, and S5 is the traffic past the core's L2 by a capacity model, at
 // the profile's DRAM bandwidth or an assumed 20 GB/s per core. The same
 // switches apply; the GPU-only ones (4, 6) do nothing there.
+//
+// CPU, the issue model (AnalyzerOptions::cpu_issue_model, on in
+// Calibrated() and so in the draft model): each row costs the cycles of
+// the instructions the LLVM backend emits for it (issue symbols,
+// cpu_symbols.cc) at fitted per-instruction constants, plus its traffic
+// past L2, over the cores its parallel loops use (IssueLatency).
 #include "common/analysis/symbol_analyzer.h"
 
 #include <algorithm>
@@ -102,11 +108,13 @@ absl::StatusOr<LatencyEstimate> SymbolAnalyzer::Analyze(const Program& program) 
     const BufferSymbols& row = out.symbols.rows[i];
     RowLatency& r = out.rows[i];
     r.penalties = ComputePenalties(row, out.symbols.kernels[row.kernel], machine_, options_);
-    if (row.s8_total_flops > 0) {
+    if (machine_.kind == DeviceKind::kCpu && options_.cpu_issue_model) {
+      IssueLatency(row, &r);
+    } else if (row.s8_total_flops > 0) {
       r.compute_s =
           row.s8_total_flops / (machine_.peak_gflops * r.penalties.compute_utilization() * 1e9);
     }
-    if (row.s5_global_elements > 0) {
+    if (row.s5_global_elements > 0 && !(machine_.kind == DeviceKind::kCpu && options_.cpu_issue_model)) {
       const double bytes = row.s5_global_elements * (options_.code_units ? 1 : row.elem_bytes);
       r.memory_s =
           bytes / (machine_.bandwidth_gbps * r.penalties.memory_utilization() * bandwidth_unit);
@@ -120,6 +128,25 @@ absl::StatusOr<LatencyEstimate> SymbolAnalyzer::Analyze(const Program& program) 
         absl::StrCat("symbol analyzer: no measurable work (latency ", out.latency_s, ")"));
   }
   return out;
+}
+
+IssueCycles CpuIssueCycles(const BufferSymbols& row, const CpuIssueConstants& c) {
+  const double ops = std::max(row.issue_float_ops, 1.0);
+  IssueCycles out;
+  out.compute = c.statement * row.issue_statements * std::pow(ops, c.ops_exponent) +
+                c.load * row.issue_loads + c.store * row.issue_stores +
+                c.loop_iteration * row.issue_loop_iterations;
+  out.memory = c.dram_element * row.s5_global_elements;
+  return out;
+}
+
+void SymbolAnalyzer::IssueLatency(const BufferSymbols& row, RowLatency* r) const {
+  const IssueCycles cycles = CpuIssueCycles(row, options_.cpu_issue);
+  // The parallel loops spread the row over cores x P_l2,c of them (1 when
+  // the analyzer's device has one core or the row has no parallel loop).
+  const double cores = std::max(1.0, machine_.l2_units * r->penalties.l2_compute);
+  r->compute_s = cycles.compute / (machine_.clock_hz * cores);
+  r->memory_s = cycles.memory / (machine_.clock_hz * cores);
 }
 
 absl::StatusOr<double> SymbolAnalyzer::EstimateLatency(const Program& program) const {

@@ -47,6 +47,15 @@ struct LatencyEstimate {
   std::string ToString(const Program& program) const;
 };
 
+// Cycles of one CPU row on one core under the issue model
+// (AnalyzerOptions::cpu_issue_model): instructions and DRAM traffic, before
+// the parallel loops divide them over cores.
+struct IssueCycles {
+  double compute = 0;
+  double memory = 0;
+};
+IssueCycles CpuIssueCycles(const BufferSymbols& row, const CpuIssueConstants& constants);
+
 class SymbolAnalyzer {
  public:
   // FailedPrecondition when the profile lacks peak throughput (and, for
@@ -73,6 +82,8 @@ class SymbolAnalyzer {
   const MachineParams& machine() const { return machine_; }
 
  private:
+  // A CPU row's time under the issue model (AnalyzerOptions::cpu_issue_model).
+  void IssueLatency(const BufferSymbols& row, RowLatency* r) const;
   SymbolAnalyzer(DeviceProfile device, AnalyzerOptions options, MachineParams machine)
       : device_(std::move(device)), options_(options), machine_(std::move(machine)) {}
 

@@ -84,6 +84,17 @@ struct BufferSymbols {
   double s8_total_flops = 0;
 
   double vthreads = 1;  // GPU: product of enclosing vthread extents
+
+  // ---- CPU: the instructions the LLVM backend issues for the store
+  // (cpu_symbols.cc, "issue symbols"). The machine loop M is the innermost
+  // loop the backend keeps as a loop; inside it everything is unrolled or
+  // vector lanes.
+  double issue_lanes = 1;            // fp32 lanes per emitted statement
+  double issue_float_ops = 0;        // float operations of one statement (per lane)
+  double issue_statements = 0;       // statements executed (a vector one counts once)
+  double issue_loads = 0;            // loads after hoisting and CSE (a gathered lane counts one)
+  double issue_stores = 0;           // stores left in memory (register accumulators excluded)
+  double issue_loop_iterations = 0;  // iterations of the loops kept as loops
 };
 
 // What a whole kernel contributes to its rows' penalties.

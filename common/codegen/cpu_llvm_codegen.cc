@@ -34,12 +34,6 @@
 namespace pruner {
 namespace {
 
-// Serial loops of at most this many steps (extent times statements, a
-// vectorized loop counting one) are unrolled whatever the schedule says, as
-// LLVM's and GCC's -O3 fully unroll small constant loops: a register tile
-// whose row loop stays a loop keeps its accumulators in memory. LLVM's own
-// unrolling is off (it doubled the compile time).
-constexpr int64_t kAlwaysUnrollSteps = 16;
 // Stores one kernel may unroll into; more is refused as an invalid schedule
 // before LLVM sees it (its optimizer's time grows with the code).
 constexpr int64_t kMaxEmittedStores = 16384;
@@ -846,9 +840,7 @@ class IrEmitter {
         st = EmitUnrolled(s);
         break;
       default:
-        st = WithinUnrollBudget(s, unroll_budget_) || WithinUnrollBudget(s, kAlwaysUnrollSteps)
-                 ? EmitUnrolled(s)
-                 : EmitSerial(s, nullptr);
+        st = SerialLoopUnrolled(s, unroll_budget_) ? EmitUnrolled(s) : EmitSerial(s, nullptr);
         break;
     }
     extents_.erase(s.var);

@@ -13,8 +13,6 @@
 namespace pruner {
 namespace {
 
-constexpr int64_t kStepsSaturated = int64_t{1} << 40;
-
 uint64_t Fnv1a(const std::string& text) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : text) {
@@ -64,29 +62,6 @@ absl::StatusOr<Expr> FlatBufferOffset(const Program& program, int buffer,
     stride *= b.shape[d];
   }
   return SimplifyIndex(flat, ranges);
-}
-
-int64_t UnrollStepCount(const Stmt& s) {
-  if (s == nullptr) return 0;
-  switch (s->kind) {
-    case StmtKind::kStore: return 1;
-    case StmtKind::kBarrier: return 0;
-    case StmtKind::kFor:
-      if (s->for_kind == ForKind::kVectorized) return UnrollStepCount(s->body);
-      return std::min(kStepsSaturated, SaturatingMul(s->extent, UnrollStepCount(s->body)));
-    case StmtKind::kSeq: {
-      int64_t sum = 0;
-      for (const Stmt& c : s->seq) sum = std::min(kStepsSaturated, sum + UnrollStepCount(c));
-      return sum;
-    }
-    case StmtKind::kIfThenElse: return UnrollStepCount(s->body) + UnrollStepCount(s->else_body);
-    case StmtKind::kAllocate: return UnrollStepCount(s->body);
-  }
-  return 0;
-}
-
-bool WithinUnrollBudget(const StmtNode& loop, int64_t budget) {
-  return budget > 0 && SaturatingMul(UnrollStepCount(loop.body), loop.extent) <= budget;
 }
 
 bool IterationsIndependent(const StmtNode& loop) {

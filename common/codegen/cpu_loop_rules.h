@@ -11,6 +11,9 @@
 #include "absl/status/statusor.h"
 #include "common/lower/index_simplify.h"
 #include "common/lower/program.h"
+#include "common/lower/unroll_rules.h"
+
+// UnrollStepCount and WithinUnrollBudget: common/lower/unroll_rules.h.
 
 namespace pruner {
 
@@ -23,18 +26,6 @@ std::string CpuKernelSymbol(const Program& program);
 // wrong number of indices.
 absl::StatusOr<Expr> FlatBufferOffset(const Program& program, int buffer,
                                       const std::vector<Expr>& indices, const VarRangeFn& ranges);
-
-// TVM's unroll step count: one per store, times the extent of each loop. A
-// vectorized loop counts once: TVM vectorizes before it unrolls, so by then
-// the loop is one vector statement. (Counting its lanes kept a 14 x 16-lane
-// conv2d register tile from being unrolled unless the schedule drew the
-// largest auto_unroll_max_step, and without the unroll the tile stays in
-// memory.) Saturates at 2^40.
-int64_t UnrollStepCount(const Stmt& s);
-
-// True when a serial loop inside the scope of auto_unroll_max_step = budget
-// is unrolled: its steps, extent included, are within the budget.
-bool WithinUnrollBudget(const StmtNode& loop, int64_t budget);
 
 // True when the iterations of `loop` may run as lanes of one vector (all
 // reads of a statement before its writes, statement after statement): each

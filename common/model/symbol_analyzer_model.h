@@ -27,7 +27,10 @@
 namespace pruner {
 
 struct SymbolAnalyzerModelOptions {
-  AnalyzerOptions analyzer;  // the paper's analyzer by default
+  // The paper's analyzer, with the CPU issue model on CPUs (Eq. 1 mapped
+  // onto a CPU ranks our kernels little better than chance: bench/README.md,
+  // "LSE on the CPU").
+  AnalyzerOptions analyzer = AnalyzerOptions::Calibrated();
   // Threads that lower and analyze states; 0 = hardware threads.
   int threads = 0;
 };

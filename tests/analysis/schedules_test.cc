@@ -110,7 +110,9 @@ TEST(SymbolAnalyzerModel, ScoresAreInverseLatenciesAndInvalidStatesScoreLowest) 
 
   const std::vector<double> scores = m.Predict(states);
   ASSERT_EQ(scores.size(), states.size());
-  const std::vector<absl::StatusOr<double>> latencies = EstimateStateLatencies(states, cpu);
+  // The model's analyzer: the calibrated one (the CPU issue model).
+  const std::vector<absl::StatusOr<double>> latencies =
+      EstimateStateLatencies(states, cpu, AnalyzerOptions::Calibrated());
   for (size_t i = 0; i + 1 < states.size(); ++i) {
     ASSERT_TRUE(latencies[i].ok()) << latencies[i].status();
     EXPECT_DOUBLE_EQ(scores[i], 1 / *latencies[i]);
