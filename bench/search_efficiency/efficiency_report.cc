@@ -257,7 +257,7 @@ EfficiencySummary ReportEfficiency(const std::vector<SearchTask>& tasks,
               "learned = states the learned cost model scored, LSE = states the symbol "
               "analyzer scored):\n");
   std::printf("  %-14s %6s %9s %9s %9s %9s %9s %9s %9s %9s %10s %9s\n", "strategy", "rounds",
-              "search s", "draft s", "verify s", "predict s", "measure s", "(g++ sum", "run s)",
+              "search s", "draft s", "verify s", "predict s", "measure s", "(build sum", "run s)",
               "train s", "learned", "LSE");
   for (const std::string& s : strategies) {
     Overheads o = SumOverheads(s, runs);

@@ -99,4 +99,31 @@ PretrainedSource CollectAndPretrain(Measurer* measurer, const std::vector<Search
 #endif
 }
 
+PretrainedSource LoadPretrainedSource(const std::string& db_path, const std::string& device_key,
+                                      DeviceProfile* profile) {
+  PretrainedSource out;
+  out.device_key = device_key;
+  auto store = RecordsStore::Open(db_path);
+  if (!store.ok()) {
+    out.error = absl::StrCat("--source-db: ", store.status().message());
+    return out;
+  }
+  auto device = (*store)->GetDevice(device_key);
+  if (!device.ok()) {
+    out.error = absl::StrCat("--source-device: ", device.status().message());
+    return out;
+  }
+  auto checkpoint = (*store)->LatestCheckpoint("pacm", device_key);
+  if (!checkpoint.ok()) {
+    out.error = absl::StrCat("no pacm checkpoint of ", device_key, " in ", db_path,
+                             " (run `pruner pretrain --db ", db_path, " --device ", device_key,
+                             "`): ", checkpoint.status().message());
+    return out;
+  }
+  *profile = *std::move(device);
+  out.checkpoint = *std::move(checkpoint);
+  out.ok = true;
+  return out;
+}
+
 }  // namespace pruner::bench

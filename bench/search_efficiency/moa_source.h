@@ -51,6 +51,15 @@ PretrainedSource CollectAndPretrain(Measurer* measurer, const std::vector<Search
                                     const std::string& strategy, int64_t trials,
                                     const std::string& db_path, const std::atomic<bool>* stop);
 
+// MoA's source from another device: the latest "pacm" checkpoint of
+// `device_key` in the records database `db_path` (`pruner pretrain --db
+// FILE --device KEY` writes it) and that device's profile. The paper's
+// cross-platform setting: records measured on other silicon, e.g. the Xeon
+// records of ../shared/datasets/. ok = false with why when either is
+// missing.
+PretrainedSource LoadPretrainedSource(const std::string& db_path, const std::string& device_key,
+                                      DeviceProfile* profile);
+
 }  // namespace pruner::bench
 
 #endif  // PRUNER_BENCH_SEARCH_EFFICIENCY_MOA_SOURCE_H_

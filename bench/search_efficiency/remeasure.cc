@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/interleaved_timing.h"
+#include "common/codegen/cpu_build.h"
 #include "common/schedule/state.h"
 #include "common/schedule/step.h"
 
@@ -22,8 +23,9 @@ std::map<std::string, RemeasuredTime> RemeasureAll(const Workload& w,
   for (const std::string& s : sentences) {
     if (out.emplace(s, RemeasuredTime{}).second) distinct.push_back(s);
   }
-  // Lower and generate everything first, then build with a pool (the
-  // compilers are child processes that exec g++; nothing runs OpenMP in them).
+  // Lower and generate everything first, then build them all with the
+  // backend the tuners measured with (`build.backend`: timing g++ builds of
+  // schedules the tuners timed as LLVM builds would judge other kernels).
   std::vector<Candidate> candidates;
   std::vector<std::string> built_for;
   for (const std::string& s : distinct) {
@@ -46,10 +48,10 @@ std::map<std::string, RemeasuredTime> RemeasureAll(const Workload& w,
     candidates.push_back(std::move(c));
     built_for.push_back(s);
   }
-  std::vector<CpuKernelSource> sources;
-  for (const Candidate& c : candidates) sources.push_back(*c.source);
-  BuildPool pool(settings.max_parallel_builds);
-  std::vector<absl::StatusOr<BuiltModule>> modules = pool.BuildAll(sources, build, dir);
+  std::vector<const Program*> programs;
+  for (const Candidate& c : candidates) programs.push_back(&*c.program);
+  std::vector<absl::StatusOr<BuiltModule>> modules =
+      BuildCpuPrograms(programs, build, settings.max_parallel_builds, dir);
 
   // Load and check; the kernels live in `kernels` (never resized after the
   // contenders take pointers into it).

@@ -15,7 +15,10 @@
 // measured for it (random search by default), PaCM is pretrained on them,
 // and the checkpoint goes into each moa-pruner run's store. Collecting and
 // pretraining are not counted in moa-pruner's tuning time (they are the
-// offline step); they are printed.
+// offline step); they are printed. With --source-db FILE --source-device
+// KEY the source is another device instead: the PaCM checkpoint `pruner
+// pretrain` stored for KEY in FILE (e.g. from another CPU's records), the
+// paper's cross-platform setting.
 //
 // Then the judging. Self-reported minima taken minutes apart on a loaded
 // 2-core machine do not compare (one kernel drifts by tens of percent), so
@@ -68,6 +71,8 @@ struct Options {
   std::vector<std::string> strategies = {"ansor-xgb", "pruner", "moa-pruner"};
   int64_t source_trials = 192;
   std::string source_strategy = "random";
+  std::string source_db;      // with source_device: a pretrained checkpoint of another device
+  std::string source_device;
   int remeasure_rounds = 15;
   int remeasure_per_run = 10;
   bool verbose = true;
@@ -78,7 +83,7 @@ void Usage(const char* argv0) {
       stderr,
       "usage: %s [--workloads LIST] [--trials N] [--per-round N] [--seeds 1,2]\n"
       "          [--strategies ansor-xgb,pruner,moa-pruner[,lse-xgb,autotvm,ansor-tlp]]\n"
-      "          [--source-trials N]\n"
+      "          [--source-trials N] [--source-db FILE --source-device KEY]\n"
       "          [--source-strategy random|ansor-xgb] [--population N] [--threads N]\n"
       "          [--remeasure-rounds N] [--remeasure-per-run N] [--quiet] [--quick]\n"
       "          [--list NETWORK]\n"
@@ -107,6 +112,8 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
     else if (a == "--threads") opt->run.threads = std::max(1, std::atoi(next().c_str()));
     else if (a == "--source-trials") opt->source_trials = std::atoll(next().c_str());
     else if (a == "--source-strategy") opt->source_strategy = next();
+    else if (a == "--source-db") opt->source_db = next();
+    else if (a == "--source-device") opt->source_device = next();
     else if (a == "--remeasure-rounds") opt->remeasure_rounds = std::max(1, std::atoi(next().c_str()));
     else if (a == "--remeasure-per-run") opt->remeasure_per_run = std::max(1, std::atoi(next().c_str()));
     else if (a == "--quiet") opt->verbose = false;
@@ -139,6 +146,10 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
     if (!given.count("--remeasure-per-run")) opt->remeasure_per_run = 6;
   }
   if (opt->seeds.empty() || opt->strategies.empty()) return false;
+  if (opt->source_db.empty() != opt->source_device.empty()) {
+    std::fprintf(stderr, "--source-db and --source-device go together\n");
+    return false;
+  }
   if (std::find(opt->strategies.begin(), opt->strategies.end(), "ansor-xgb") ==
       opt->strategies.end()) {
     std::fprintf(stderr, "--strategies must include ansor-xgb (the baseline)\n");
@@ -186,8 +197,17 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const DeviceProfile native = WithStableCpuKey(*local);
-  const DeviceProfile source = MakeSourceDevice(native);
+  DeviceProfile source = MakeSourceDevice(native);
   const bool moa = Has(opt.strategies, "moa-pruner");
+  const bool other_device_source = moa && !opt.source_db.empty();
+  PretrainedSource pretrained;
+  if (other_device_source) {
+    pretrained = LoadPretrainedSource(opt.source_db, opt.source_device, &source);
+    if (!pretrained.ok) {
+      std::fprintf(stderr, "MoA source: %s\n", pretrained.error.c_str());
+      return 1;
+    }
+  }
   const double load_start = LoadAverage();
 
   std::printf("bench_search_efficiency: %s (%s), %u hardware threads; %s at start\n",
@@ -201,7 +221,11 @@ int Main(int argc, char** argv) {
   for (const SearchTask& t : *tasks) {
     std::printf("  workload %-50s %.3f GFLOP\n", t.name.c_str(), t.dag->FlopCount() / 1e9);
   }
-  if (moa) {
+  if (other_device_source) {
+    std::printf("MoA: source %s (%s; PaCM checkpoint from %s), target %s (native, %s)\n",
+                source.name.c_str(), source.description.c_str(), opt.source_db.c_str(),
+                native.name.c_str(), native.vector_isa.c_str());
+  } else if (moa) {
     std::printf("MoA: source %s = this CPU built with -march=%s (AVX2, 32-byte vectors); target "
                 "%s (native, %s)\n",
                 source.name.c_str(), kSourceMarch, native.name.c_str(), native.vector_isa.c_str());
@@ -216,12 +240,11 @@ int Main(int argc, char** argv) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   std::vector<RunTrace> runs;
-  PretrainedSource pretrained;
   {
     std::unique_ptr<Measurer> native_measurer = MakeLocalMeasurer(measure);
     std::unique_ptr<Measurer> source_measurer =
-        moa ? MakeLocalMeasurer(SourceMeasureOptions(measure)) : nullptr;
-    if (moa) {
+        moa && !other_device_source ? MakeLocalMeasurer(SourceMeasureOptions(measure)) : nullptr;
+    if (moa && !other_device_source) {
       pretrained = CollectAndPretrain(source_measurer.get(), *tasks, source, opt.run,
                                       opt.source_strategy, opt.source_trials, dir + "/source.db",
                                       &g_stop);
@@ -303,7 +326,10 @@ int Main(int argc, char** argv) {
   // ---- Phase 3: the report.
   const EfficiencySummary summary =
       ReportEfficiency(*tasks, runs, kept, times, "ansor-xgb");
-  if (moa && pretrained.ok) {
+  if (other_device_source) {
+    std::printf("\nMoA source: the %s checkpoint of %s from %s (pretrained offline)\n", "pacm",
+                source.name.c_str(), opt.source_db.c_str());
+  } else if (moa && pretrained.ok) {
     std::printf("\nMoA source (not in moa-pruner's time): %lld records collected in %.0f s, "
                 "PaCM pretrained on %lld in %.0f s, held-out pairwise accuracy %.3f\n",
                 static_cast<long long>(pretrained.records), pretrained.collect_s,
