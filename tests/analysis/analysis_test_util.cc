@@ -30,4 +30,20 @@ BufferSymbols RowOf(const Program& program, const ProgramSymbols& symbols,
   return i >= 0 ? symbols.rows[i] : BufferSymbols{};
 }
 
+Analyzed AnalyzeSteps(const std::string& spec, const std::string& steps,
+                      const DeviceProfile& device, const AnalyzerOptions& options) {
+  Analyzed out;
+  absl::StatusOr<Program> program = LowerSteps(spec, steps, device);
+  EXPECT_TRUE(program.ok()) << program.status();
+  if (!program.ok()) return out;
+  out.program = *std::move(program);
+  absl::StatusOr<SymbolAnalyzer> analyzer = SymbolAnalyzer::Create(device, options);
+  EXPECT_TRUE(analyzer.ok()) << analyzer.status();
+  if (!analyzer.ok()) return out;
+  absl::StatusOr<LatencyEstimate> estimate = analyzer->Analyze(out.program);
+  EXPECT_TRUE(estimate.ok()) << estimate.status() << "\n" << out.program.ToString();
+  if (estimate.ok()) out.estimate = *std::move(estimate);
+  return out;
+}
+
 }  // namespace pruner::testing

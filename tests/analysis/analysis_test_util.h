@@ -23,6 +23,16 @@ BufferSymbols RowOf(const Program& program, const ProgramSymbols& symbols,
 // Index of that row in symbols.rows (-1 when absent).
 int RowIndexOf(const Program& program, const ProgramSymbols& symbols, const std::string& name);
 
+// A lowered program and the analyzer's estimate of it.
+struct Analyzed {
+  Program program;
+  LatencyEstimate estimate;
+};
+// LowerSteps, then SymbolAnalyzer::Analyze with `options`; fails the test
+// (and returns what it has) when a step fails.
+Analyzed AnalyzeSteps(const std::string& spec, const std::string& steps,
+                      const DeviceProfile& device, const AnalyzerOptions& options = {});
+
 }  // namespace pruner::testing
 
 #endif  // PRUNER_TESTS_ANALYSIS_ANALYSIS_TEST_UTIL_H_

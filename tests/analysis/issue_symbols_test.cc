@@ -13,28 +13,31 @@
 namespace pruner {
 namespace {
 
+using testing::Analyzed;
 using testing::RowOf;
 
-struct Analyzed {
-  Program program;
-  LatencyEstimate estimate;
+// On the hand CPU: 8 lanes, 16 vector registers, 3 GHz.
+Analyzed Analyze(const std::string& spec, const std::string& steps) {
+  return testing::AnalyzeSteps(spec, steps, testing::HandCpu(), AnalyzerOptions::Calibrated());
+}
+
+struct IssueCounts {
+  double lanes, statements, loop_iterations, loads, stores;
 };
 
-Analyzed Analyze(const std::string& spec, const std::string& steps,
-                 const AnalyzerOptions& options = AnalyzerOptions::Calibrated()) {
-  Analyzed out;
-  const DeviceProfile cpu = testing::HandCpu();  // 8 lanes, 16 vector registers, 3 GHz
-  absl::StatusOr<Program> program = testing::LowerSteps(spec, steps, cpu);
-  EXPECT_TRUE(program.ok()) << program.status();
-  if (!program.ok()) return out;
-  out.program = *std::move(program);
-  absl::StatusOr<SymbolAnalyzer> analyzer = SymbolAnalyzer::Create(cpu, options);
-  EXPECT_TRUE(analyzer.ok()) << analyzer.status();
-  if (!analyzer.ok()) return out;
-  absl::StatusOr<LatencyEstimate> estimate = analyzer->Analyze(out.program);
-  EXPECT_TRUE(estimate.ok()) << estimate.status() << "\n" << out.program.ToString();
-  if (estimate.ok()) out.estimate = *std::move(estimate);
-  return out;
+void ExpectIssueCounts(const BufferSymbols& c, const IssueCounts& want) {
+  EXPECT_DOUBLE_EQ(c.issue_lanes, want.lanes);
+  EXPECT_DOUBLE_EQ(c.issue_statements, want.statements);
+  EXPECT_DOUBLE_EQ(c.issue_loop_iterations, want.loop_iterations);
+  EXPECT_DOUBLE_EQ(c.issue_loads, want.loads);
+  EXPECT_DOUBLE_EQ(c.issue_stores, want.stores);
+}
+
+// The single row of a naive (unscheduled) matmul, whose nest is i, j, k.
+BufferSymbols NaiveMatmulRow(const std::string& spec, Analyzed* a) {
+  *a = Analyze(spec, "");
+  EXPECT_EQ(a->estimate.symbols.rows.size(), 1u) << a->program.ToString();
+  return a->estimate.symbols.rows.empty() ? BufferSymbols{} : a->estimate.symbols.rows[0];
 }
 
 // Ansor's CPU sketch on matmul 64^3 (lower_test_util.h CpuMatmulSteps):
@@ -48,15 +51,15 @@ TEST(IssueSymbols, RegisterTiledMatmulMatchesHandCount) {
   const Program& p = a.program;
   SCOPED_TRACE(p.ToString() + a.estimate.ToString(p));
   const BufferSymbols c = RowOf(p, a.estimate.symbols, "matmul.local");
-  EXPECT_DOUBLE_EQ(c.issue_lanes, 4);
-  EXPECT_DOUBLE_EQ(c.issue_statements, 4096.0 * 16);  // = 64^3 updates / 4 lanes
-  EXPECT_DOUBLE_EQ(c.issue_loop_iterations, 4096);
-  // A[i, k] does not move with j.2: hoisted, 16 loads (k.1 x i.3) per run
-  // of j.2; B[k, j] moves with j.2: 8 loads (k.1; the lanes are
-  // contiguous) per iteration.
-  EXPECT_DOUBLE_EQ(c.issue_loads, 2048.0 * 16 + 4096.0 * 8);
-  // The body's two accumulators (i.3) are stored once per iteration.
-  EXPECT_DOUBLE_EQ(c.issue_stores, 4096.0 * 2);
+  // Statements: 64^3 updates / 4 lanes. Loads: A[i, k] does not move with
+  // j.2, so it is hoisted: 16 loads (k.1 x i.3) per run of j.2; B[k, j]
+  // moves with j.2: 8 loads (k.1; the lanes are contiguous) per iteration.
+  // Stores: the body's two accumulators (i.3), once per iteration.
+  ExpectIssueCounts(c, {.lanes = 4,
+                        .statements = 4096.0 * 16,
+                        .loop_iterations = 4096,
+                        .loads = 2048.0 * 16 + 4096.0 * 8,
+                        .stores = 4096.0 * 2});
   EXPECT_DOUBLE_EQ(c.issue_float_ops, 2);
 }
 
@@ -64,33 +67,27 @@ TEST(IssueSymbols, RegisterTiledMatmulMatchesHandCount) {
 // is not; M = j writes C contiguously and reads A (invariant) and B
 // (contiguous), so LLVM's loop vectorizer runs it as one 4-lane iteration.
 TEST(IssueSymbols, ContiguousMachineLoopIsAutoVectorized) {
-  const Analyzed a = Analyze("matmul:M=16,K=8,N=4", "");
-  const Program& p = a.program;
-  SCOPED_TRACE(p.ToString() + a.estimate.ToString(p));
-  ASSERT_EQ(a.estimate.symbols.rows.size(), 1u);
-  const BufferSymbols& c = a.estimate.symbols.rows[0];
-  EXPECT_DOUBLE_EQ(c.issue_lanes, 4);
-  EXPECT_DOUBLE_EQ(c.issue_loop_iterations, 16);
-  EXPECT_DOUBLE_EQ(c.issue_statements, 16.0 * 8);
+  Analyzed a;
+  const BufferSymbols c = NaiveMatmulRow("matmul:M=16,K=8,N=4", &a);
   // A: once per run of j, 8 (k) each; B: 8 per iteration.
-  EXPECT_DOUBLE_EQ(c.issue_loads, 16.0 * 8 + 16.0 * 8);
-  EXPECT_DOUBLE_EQ(c.issue_stores, 16);
+  ExpectIssueCounts(c, {.lanes = 4,
+                        .statements = 16.0 * 8,
+                        .loop_iterations = 16,
+                        .loads = 16.0 * 8 + 16.0 * 8,
+                        .stores = 16});
 }
 
 // A long reduction (k 64) stays a loop and is the machine loop: no
 // vectorizer touches it (no fp reassociation), every update loads A and B,
 // and the accumulator C[i, j] stays in a register for the whole loop.
 TEST(IssueSymbols, ReductionMachineLoopKeepsItsAccumulatorInARegister) {
-  const Analyzed a = Analyze("matmul:M=4,K=64,N=4", "");
-  const Program& p = a.program;
-  SCOPED_TRACE(p.ToString() + a.estimate.ToString(p));
-  ASSERT_EQ(a.estimate.symbols.rows.size(), 1u);
-  const BufferSymbols& c = a.estimate.symbols.rows[0];
-  EXPECT_DOUBLE_EQ(c.issue_lanes, 1);
-  EXPECT_DOUBLE_EQ(c.issue_statements, 1024);
-  EXPECT_DOUBLE_EQ(c.issue_loop_iterations, 1024);
-  EXPECT_DOUBLE_EQ(c.issue_loads, 2048);
-  EXPECT_DOUBLE_EQ(c.issue_stores, 16);
+  Analyzed a;
+  const BufferSymbols c = NaiveMatmulRow("matmul:M=4,K=64,N=4", &a);
+  ExpectIssueCounts(c, {.lanes = 1,
+                        .statements = 1024,
+                        .loop_iterations = 1024,
+                        .loads = 2048,
+                        .stores = 16});
 
   // The issue model: load x 2048 + store x 16 + loop x 1024 cycles at 3 GHz
   // (statement = 0; everything fits in L2, so S5 is each matrix once).

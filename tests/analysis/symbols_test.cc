@@ -14,25 +14,11 @@ namespace {
 
 using testing::RowOf;
 
-struct Analyzed {
-  Program program;
-  LatencyEstimate estimate;
-};
+using testing::Analyzed;
 
 Analyzed Analyze(const std::string& spec, const std::string& steps, const DeviceProfile& device,
                  const AnalyzerOptions& options = {}) {
-  Analyzed out;
-  absl::StatusOr<Program> program = testing::LowerSteps(spec, steps, device);
-  EXPECT_TRUE(program.ok()) << program.status();
-  if (!program.ok()) return out;
-  out.program = *std::move(program);
-  absl::StatusOr<SymbolAnalyzer> analyzer = SymbolAnalyzer::Create(device, options);
-  EXPECT_TRUE(analyzer.ok()) << analyzer.status();
-  if (!analyzer.ok()) return out;
-  absl::StatusOr<LatencyEstimate> estimate = analyzer->Analyze(out.program);
-  EXPECT_TRUE(estimate.ok()) << estimate.status() << "\n" << out.program.ToString();
-  if (estimate.ok()) out.estimate = *std::move(estimate);
-  return out;
+  return testing::AnalyzeSteps(spec, steps, device, options);
 }
 
 // Ansor's GPU sketch on matmul 64x64x64 (tests/lower/lower_test_util.h),
