@@ -1,6 +1,5 @@
 #include "bench/dataset/lse_dump.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -13,7 +12,6 @@
 #include "common/analysis/symbol_analyzer.h"
 #include "common/base/parallel_for.h"
 #include "common/base/status_macros.h"
-#include "common/features/store_accesses.h"
 #include "common/lower/lower.h"
 
 namespace pruner::dataset {
@@ -25,68 +23,23 @@ struct StoreLoops {
   int loops = 0;
   int innermost_kind = 0;  // ForKind
   int64_t innermost_extent = 1;
-  double unrolled = 1;     // product of unrolled extents
+  double unrolled = 1;     // product of the extents the backend unrolls
   double vectorized = 1;   // product of vectorized extents
   int parallel_loops = 0;
   double executions = 1;  // product of all loop extents: how often the store runs
-  // How the accesses move with the innermost loop and with the vectorized
-  // loop: accesses whose element stride is 0 / 1 / other, and whether the
-  // loop moves the destination (otherwise it is a reduction loop).
-  int inner_uniform = 0, inner_contiguous = 0, inner_strided = 0, inner_moves_dst = 0;
-  int vec_uniform = 0, vec_contiguous = 0, vec_strided = 0, vec_moves_dst = 0;
 };
-
-// Element stride of loop `var` in instance `k` of `g` (row-major over the
-// buffer's allocated shape).
-int64_t Stride(const Program& program, const StoreAccesses& a, const AccessGroup& g, int k, int var) {
-  const Buffer& b = program.buffer(g.buffer);
-  int64_t stride = 0, inner = 1;
-  for (int d = g.num_dims - 1; d >= 0; --d) {
-    for (const IndexTerm& t : a.terms(a.dim(g, k, d))) {
-      if (t.var == var) stride += t.coef * inner;
-    }
-    inner *= d < static_cast<int>(b.shape.size()) ? b.shape[d] : 1;
-  }
-  return stride;
-}
-
-void Classify(const Program& program, const StoreAccesses& a, int var, int* uniform,
-              int* contiguous, int* strided, int* moves_dst) {
-  for (size_t gi = 0; gi < a.groups().size(); ++gi) {
-    const AccessGroup& g = a.groups()[gi];
-    for (int k = 0; k < std::max(g.num_instances, 1); ++k) {
-      const int64_t st = Stride(program, a, g, k, var);
-      if (st == 0) ++*uniform;
-      else if (st == 1) ++*contiguous;
-      else ++*strided;
-      if (gi == 0 && st != 0) *moves_dst = 1;
-    }
-  }
-}
 
 std::vector<std::optional<StoreLoops>> LoopsByBuffer(const Program& program) {
   std::vector<std::optional<StoreLoops>> out(program.buffers.size());
-  StoreAccesses accesses;
   ForEachStore(program, [&](const StoreSite& site) {
     StoreLoops s;
-    accesses.Collect(*site.store, program);
-    if (!site.loops.empty()) {
-      Classify(program, accesses, site.loops.back().var, &s.inner_uniform, &s.inner_contiguous,
-               &s.inner_strided, &s.inner_moves_dst);
-    }
-    for (const LoopInfo& l : site.loops) {
-      if (l.kind != ForKind::kVectorized) continue;
-      s.vec_uniform = s.vec_contiguous = s.vec_strided = s.vec_moves_dst = 0;
-      Classify(program, accesses, l.var, &s.vec_uniform, &s.vec_contiguous, &s.vec_strided,
-               &s.vec_moves_dst);
-    }
     s.loops = static_cast<int>(site.loops.size());
     if (!site.loops.empty()) {
       s.innermost_kind = static_cast<int>(site.loops.back().kind);
       s.innermost_extent = site.loops.back().extent;
     }
     for (const LoopInfo& l : site.loops) {
-      if (l.kind == ForKind::kUnrolled) s.unrolled *= static_cast<double>(l.extent);
+      if (l.unrolled) s.unrolled *= static_cast<double>(l.extent);
       if (l.kind == ForKind::kVectorized) s.vectorized *= static_cast<double>(l.extent);
       if (l.kind == ForKind::kParallel) ++s.parallel_loops;
       s.executions *= static_cast<double>(l.extent);
@@ -111,16 +64,14 @@ std::string DumpSchedule(int w, int j, double measured, const std::string& sente
         &out,
         "%d\t%d\t%.6g\t%.6g\t%zu\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g"
         "\t%.6g\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t%.6g\t%.6g\t%d\t%d\t%d\t%.6g\t%.6g"
-        "\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s\n",
+        "\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s\n",
         w, j, measured, estimate->latency_s, i, RowKindName(s.kind),
         program.buffer(s.buffer).scope == MemScope::kGlobal ? 0 : 1, s.s1_registers,
         s.s2_thread_flops, s.s3_l1_bytes, s.s4_l1_parallel, s.s5_global_elements, s.s6_l2_parallel,
         s.s7_transfer_bytes, s.s8_total_flops, s.register_tile_outputs, s.reuse_flops,
         s.reuse_elements, p.l0_compute, p.l1_compute, p.l1_waste, p.l2_compute, p.l0_memory,
         p.l1_memory, p.l2_memory, r.compute_s, r.memory_s, l.loops, l.innermost_kind,
-        static_cast<int>(l.innermost_extent), l.unrolled, l.vectorized, l.parallel_loops, l.inner_uniform, l.inner_contiguous,
-        l.inner_strided, l.inner_moves_dst, l.vec_uniform, l.vec_contiguous, l.vec_strided,
-        l.vec_moves_dst, l.executions, s.issue_lanes, s.issue_statements, s.issue_loads,
+        static_cast<int>(l.innermost_extent), l.unrolled, l.vectorized, l.parallel_loops, l.executions, s.issue_lanes, s.issue_statements, s.issue_loads,
         s.issue_stores, s.issue_loop_iterations, sentence);
   }
   return out;
@@ -155,7 +106,7 @@ absl::Status DumpLseRows(const ReplayedDataset& data, const DeviceProfile& devic
   std::fputs(
       "w\tj\tmeasured_s\testimate_s\trow\tkind\tlocal\ts1\ts2\ts3\ts4\ts5\ts6\ts7\ts8\ttile_out"
       "\treuse_flops\treuse_elems\tp_l0c\tp_l1c\talpha\tp_l2c\tp_l0m\tp_l1m\tp_l2m\tcompute_s"
-      "\tmemory_s\tloops\tinner_kind\tinner_extent\tunrolled\tvectorized\tparallel_loops\tin_uni\tin_con\tin_str\tin_dst\tvec_uni\tvec_con\tvec_str\tvec_dst"
+      "\tmemory_s\tloops\tinner_kind\tinner_extent\tunrolled\tvectorized\tparallel_loops"
       "\texecutions\ti_lanes\ti_stmts\ti_loads\ti_stores\ti_iters\tsteps\n",
       file.get());
   for (const std::string& line : lines) std::fputs(line.c_str(), file.get());

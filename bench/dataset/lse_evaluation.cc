@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -221,13 +222,11 @@ absl::StatusOr<LseEvaluation> EvaluateLse(const ReplayedDataset& data, const Dev
     const std::vector<IssueWorkload> issue = IssueData(data, lowered, analyzer, settings.threads);
     const int k = settings.calibrate_folds;
     std::vector<std::vector<double>> estimates(data.workloads.size());
-    std::vector<int> all;
+    std::vector<int> all(issue.size());
+    std::iota(all.begin(), all.end(), 0);
     for (int f = 0; f < k; ++f) {
       std::vector<int> train, test;
-      for (int w = 0; w < static_cast<int>(issue.size()); ++w) {
-        (w % k == f ? test : train).push_back(w);
-        if (f == 0) all.push_back(w);
-      }
+      for (int w : all) (w % k == f ? test : train).push_back(w);
       IssueFit fit = FitIssueConstants(issue, k > 1 ? train : test);
       for (int w : test) {
         estimates[w] = IssueEstimates(issue[w], fit.constants);

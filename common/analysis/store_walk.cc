@@ -29,8 +29,11 @@ class StoreWalker : public LoopNestWalker {
         loop.auto_unroll_max_step > 0 ? loop.auto_unroll_max_step
                                       : (budgets_.empty() ? 0 : budgets_.back());
     budgets_.push_back(budget);
+    // Only the CPU backend unrolls by these rules; GPU analysis never asks.
+    const bool cpu = program_.target == DeviceKind::kCpu;
     unrolled_.push_back(loop.for_kind == ForKind::kUnrolled ||
-                        (loop.for_kind == ForKind::kSerial && SerialLoopUnrolled(loop, budget)));
+                        (cpu && loop.for_kind == ForKind::kSerial &&
+                         SerialLoopUnrolled(loop, budget)));
   }
   void ExitLoop(const StmtNode&) override {
     budgets_.pop_back();

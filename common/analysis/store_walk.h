@@ -18,9 +18,9 @@ struct LoopInfo {
   int var = -1;
   int64_t extent = 1;
   ForKind kind = ForKind::kSerial;
-  // CPU: the LLVM backend emits the loop body `extent` times instead of a
-  // loop (an unrolled loop, or a serial one within the unroll rules of
-  // common/lower/unroll_rules.h).
+  // The backend emits the loop body `extent` times instead of a loop: an
+  // unrolled loop, or on CPUs a serial one within the LLVM backend's unroll
+  // rules (common/lower/unroll_rules.h).
   bool unrolled = false;
 };
 

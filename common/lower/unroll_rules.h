@@ -5,6 +5,7 @@
 #ifndef PRUNER_COMMON_LOWER_UNROLL_RULES_H_
 #define PRUNER_COMMON_LOWER_UNROLL_RULES_H_
 
+#include <algorithm>
 #include <cstdint>
 
 #include "common/lower/program.h"
@@ -32,8 +33,10 @@ bool WithinUnrollBudget(const StmtNode& loop, int64_t budget);
 // The LLVM backend's choice for a serial (not parallel, not vectorized)
 // loop under the innermost enclosing auto_unroll_max_step `budget` (0: none):
 // unrolled within the budget or within kAlwaysUnrollSteps.
+// (One step count for both limits: this runs for every loop of every
+// candidate the analyzer scores.)
 inline bool SerialLoopUnrolled(const StmtNode& loop, int64_t budget) {
-  return WithinUnrollBudget(loop, budget) || WithinUnrollBudget(loop, kAlwaysUnrollSteps);
+  return WithinUnrollBudget(loop, std::max(budget, kAlwaysUnrollSteps));
 }
 
 }  // namespace pruner
