@@ -39,15 +39,20 @@ double TimeCall(CpuEntryFn fn, float* const* args) {
 }
 
 Workload MakeWorkload(const std::string& name, const std::string& spec) {
-  Workload w;
-  w.name = name;
-  w.spec = spec;
   absl::StatusOr<ComputeDag> built = BuildOperator(spec);
   if (!built.ok()) {
     std::fprintf(stderr, "%s: %s\n", spec.c_str(), std::string(built.status().message()).c_str());
     std::exit(1);
   }
-  w.dag = std::make_shared<const ComputeDag>(*std::move(built));
+  Workload w = MakeWorkloadFromDag(name, std::make_shared<const ComputeDag>(*std::move(built)));
+  w.spec = spec;
+  return w;
+}
+
+Workload MakeWorkloadFromDag(const std::string& name, std::shared_ptr<const ComputeDag> dag) {
+  Workload w;
+  w.name = name;
+  w.dag = std::move(dag);
   w.inputs = RandomInputs(*w.dag, 7);
   absl::StatusOr<std::vector<Tensor>> want = RunReference(*w.dag, w.inputs);
   if (!want.ok()) {

@@ -68,6 +68,8 @@ struct Workload {
 // Builds the operator, draws inputs (seed 7) and runs the reference
 // executor; exits the benchmark with a message when any of it fails.
 Workload MakeWorkload(const std::string& name, const std::string& spec);
+// The same for a DAG built elsewhere (a network's task); `spec` stays empty.
+Workload MakeWorkloadFromDag(const std::string& name, std::shared_ptr<const ComputeDag> dag);
 
 // One schedule lowered and turned into C++ (errors kept, not fatal).
 struct Candidate {

@@ -148,6 +148,13 @@ absl::StatusOr<MeasureOptions> MeasureOptionsFromWire(const v1::MeasureOptions& 
   if (w.rtol() > 0) o.rtol = w.rtol();
   if (w.atol() > 0) o.atol = w.atol();
   if (w.seed() > 0) o.seed = w.seed();
+  if (std::isnan(w.hopeless_factor()) || w.hopeless_factor() > 1e6 ||
+      (w.hopeless_factor() > 0 && w.hopeless_factor() < 2)) {
+    return absl::InvalidArgumentError(
+        "measure options: hopeless_factor must be negative (off), 0 (default) or in [2, 1e6]");
+  }
+  if (w.hopeless_factor() > 0) o.hopeless_factor = w.hopeless_factor();
+  if (w.hopeless_factor() < 0) o.hopeless_factor = 0;
   return o;
 }
 
@@ -164,6 +171,7 @@ v1::MeasureOptions MeasureOptionsToWire(const MeasureOptions& o) {
   w.set_rtol(o.rtol);
   w.set_atol(o.atol);
   w.set_seed(o.seed);
+  w.set_hopeless_factor(o.hopeless_factor > 0 ? o.hopeless_factor : -1);
   return w;
 }
 

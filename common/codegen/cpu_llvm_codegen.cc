@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/codegen/cpu_codegen.h"
+#include "common/codegen/cpu_llvm_pipeline.h"
 #include "common/codegen/cpu_llvm_target.h"
 #include "common/codegen/cpu_loop_rules.h"
 #include "common/ir/int_bounds.h"
@@ -27,7 +28,6 @@
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -1013,32 +1013,8 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> EmitModule(const Program& program,
   return module;
 }
 
-void Optimize(llvm::Module& module, const ResolvedCpuTarget& target, int opt_level) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PipelineTuningOptions tuning;
-  // Scalar loops the schedule left alone still get LLVM's vectorizers, as
-  // g++ -O3 gives them its own. Unrolling is the emitter's (the schedule's
-  // and kAlwaysUnrollSteps): LLVM's partial and runtime unrolling doubled
-  // the median compile time for no faster kernels.
-  tuning.LoopVectorization = opt_level >= 2;
-  tuning.SLPVectorization = opt_level >= 2;
-  tuning.LoopUnrolling = false;
-  llvm::PassBuilder pb(target.machine.get(), tuning);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::OptimizationLevel level = llvm::OptimizationLevel::O3;
-  if (opt_level <= 0) level = llvm::OptimizationLevel::O0;
-  if (opt_level == 1) level = llvm::OptimizationLevel::O1;
-  if (opt_level == 2) level = llvm::OptimizationLevel::O2;
-  llvm::ModulePassManager mpm = opt_level <= 0 ? pb.buildO0DefaultPipeline(level)
-                                               : pb.buildPerModuleDefaultPipeline(level);
-  mpm.run(module, mam);
+LlvmPipeline Pipeline(const LlvmCpuTarget& target) {
+  return target.llvm_default_pipeline ? LlvmPipeline::kLlvmDefault : LlvmPipeline::kKernel;
 }
 
 }  // namespace
@@ -1062,7 +1038,7 @@ absl::StatusOr<LlvmCpuObject> CompileCpuProgramLlvm(const Program& program,
   }
   object.emit_seconds = SecondsSince(start);
   const auto optimize_start = std::chrono::steady_clock::now();
-  Optimize(*module, resolved, target.opt_level);
+  OptimizeCpuModule(*module, resolved.machine.get(), target.opt_level, Pipeline(target));
   object.optimize_seconds = SecondsSince(optimize_start);
   const auto codegen_start = std::chrono::steady_clock::now();
   llvm::SmallVector<char, 0> buffer;
@@ -1084,7 +1060,7 @@ absl::StatusOr<std::string> CpuProgramLlvmIr(const Program& program, const LlvmC
   llvm::LLVMContext ctx;
   PRUNER_ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module,
                           EmitModule(program, CpuKernelSymbol(program), resolved, ctx));
-  if (optimized) Optimize(*module, resolved, target.opt_level);
+  if (optimized) OptimizeCpuModule(*module, resolved.machine.get(), target.opt_level, Pipeline(target));
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os, nullptr);

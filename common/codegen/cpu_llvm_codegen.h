@@ -52,6 +52,9 @@ struct LlvmCpuTarget {
   // probes them); "" means "native".
   std::string cpu = "native";
   int opt_level = 3;  // 0..3
+  // At opt level 3, the kernel pipeline (cpu_llvm_pipeline.h) unless this
+  // asks for LLVM's own -O3 (to compare the two).
+  bool llvm_default_pipeline = false;
 };
 
 // An object file in memory, ready for the JIT (cpu_llvm_jit.h) or a linker.

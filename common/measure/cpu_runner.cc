@@ -141,7 +141,8 @@ absl::StatusOr<std::vector<double>> TimeRepeats(const LoadedKernel& kernel, cons
 // its own (the kernel's crashes are the sandbox's business).
 RunOutcome RunInChild(const BuiltModule& module, const Program& program,
                       const std::vector<Tensor>& inputs, const std::vector<Tensor>& expected,
-                      const MeasureOptions& options, const DeviceProfile& device) {
+                      const MeasureOptions& options, const DeviceProfile& device,
+                      double hopeless_after_s) {
   auto kernel = LoadedKernel::Load(module);
   if (!kernel.ok()) {
     return RunOutcome::Failure(MeasureError::kRunError, "run", std::string(kernel.status().message()));
@@ -160,7 +161,9 @@ RunOutcome RunInChild(const BuiltModule& module, const Program& program,
   if (!args.ok()) {
     return RunOutcome::Failure(MeasureError::kRunError, "run", std::string(args.status().message()));
   }
+  const Clock::time_point first_start = Clock::now();
   absl::Status s = CallKernel(*kernel, *args);
+  const double first_call_s = std::chrono::duration<double>(Clock::now() - first_start).count();
   if (s.ok()) s = CheckCanaries(*args);
   if (!s.ok()) return RunOutcome::Failure(MeasureError::kRunError, "run", std::string(s.message()));
   if (expected.size() != program.outputs.size()) {
@@ -171,6 +174,11 @@ RunOutcome RunInChild(const BuiltModule& module, const Program& program,
   s = CompareOutputs(program, *args, inputs.size(), expected, options);
   if (!s.ok()) return RunOutcome::Failure(MeasureError::kWrongResult, "check", std::string(s.message()));
 
+  if (hopeless_after_s > 0 && first_call_s > hopeless_after_s) {
+    RunOutcome outcome;
+    outcome.repeat_costs_s = {first_call_s};
+    return outcome;
+  }
   std::unique_ptr<CacheFlusher> flusher;
   if (options.flush_cache) flusher = std::make_unique<CacheFlusher>(device);
   auto costs = TimeRepeats(*kernel, *args, options, flusher.get());
@@ -189,9 +197,13 @@ RunOutcome RunInChild(const BuiltModule& module, const Program& program,
 RunOutcome RunCpuModuleSandboxed(const BuiltModule& module, const Program& program,
                                  const std::vector<Tensor>& inputs,
                                  const std::vector<Tensor>& expected,
-                                 const MeasureOptions& options, const DeviceProfile& device) {
+                                 const MeasureOptions& options, const DeviceProfile& device,
+                                 double hopeless_after_s) {
   const SandboxReply reply = RunInSandbox(
-      [&] { return EncodeRunOutcome(RunInChild(module, program, inputs, expected, options, device)); },
+      [&] {
+        return EncodeRunOutcome(
+            RunInChild(module, program, inputs, expected, options, device, hopeless_after_s));
+      },
       options.run_timeout_s);
   return OutcomeFromSandboxReply(reply);
 }

@@ -10,7 +10,9 @@
 // untimed calls, then `repeat` repeats of `number` calls, a repeat shorter
 // than min_repeat_ms timed again with a larger number (TVM's rule, which
 // carries over), an optional cache flush before each timed repeat; the
-// canaries are checked again after timing.
+// canaries are checked again after timing. A hopeless candidate (slower
+// than hopeless_after_s on the checked call) skips the timing: that call's
+// time is its one repeat.
 //
 // Outcomes: kNone with one cost per repeat; kRunError (signal, guard page
 // hit, canary overwritten, non-zero return code, load failure, garbled
@@ -31,11 +33,14 @@
 namespace pruner {
 
 // `inputs` follow Program::inputs, `expected` Program::outputs. `device`
-// gives the last-level cache size for the flush buffer.
+// gives the last-level cache size for the flush buffer. When
+// `hopeless_after_s` > 0 and the checked first call took longer, that call
+// is the whole timing (one repeat; MeasureOptions::hopeless_factor).
 RunOutcome RunCpuModuleSandboxed(const BuiltModule& module, const Program& program,
                                  const std::vector<Tensor>& inputs,
                                  const std::vector<Tensor>& expected,
-                                 const MeasureOptions& options, const DeviceProfile& device);
+                                 const MeasureOptions& options, const DeviceProfile& device,
+                                 double hopeless_after_s);
 
 }  // namespace pruner
 

@@ -13,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -155,6 +156,9 @@ void MeasureCpu(const std::vector<MeasureInput>& inputs, const std::vector<size_
   // single-threaded fork gets. One run at a time, also across concurrent
   // MeasureBatch calls: timings must not overlap.
   std::lock_guard<std::mutex> one_run_at_a_time(RunMutex());
+  // The fastest mean so far per workload in this batch, for
+  // MeasureOptions::hopeless_factor.
+  absl::flat_hash_map<std::string, double> fastest;
   for (size_t k = 0; k < owners.size(); ++k) {
     MeasureResult* r = &(*results)[owners[k]];
     if (!modules[k].ok()) {
@@ -163,10 +167,23 @@ void MeasureCpu(const std::vector<MeasureInput>& inputs, const std::vector<size_
     }
     r->build_s = modules[k]->build_seconds;
     r->binary_bytes = modules[k]->binary_bytes;
+    const std::string workload =
+        options.hopeless_factor > 0 ? inputs[owners[k]].dag->WorkloadKey() : std::string();
+    double hopeless_after_s = 0;
+    if (options.hopeless_factor > 0) {
+      if (auto it = fastest.find(workload); it != fastest.end()) {
+        hopeless_after_s = options.hopeless_factor * it->second;
+      }
+    }
     const std::optional<HostCpuSample> before = SampleHostCpu();
     Finish(RunCpuModuleSandboxed(*modules[k], prepared[k].program, prepared[k].reference->inputs,
-                                 prepared[k].reference->outputs, options, inputs[owners[k]].device),
+                                 prepared[k].reference->outputs, options, inputs[owners[k]].device,
+                                 hopeless_after_s),
            r);
+    if (r->ok() && options.hopeless_factor > 0) {
+      auto [it, inserted] = fastest.emplace(workload, r->mean_s);
+      if (!inserted) it->second = std::min(it->second, r->mean_s);
+    }
     r->host_busy_cores = OtherBusyCores(before, SampleHostCpu());
     if (!modules[k]->path.empty()) {
       std::error_code ec;

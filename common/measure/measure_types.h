@@ -96,6 +96,14 @@ struct MeasureOptions {
   int repeat = 3;
   double min_repeat_ms = 100;
   int warmup = 1;
+  // Hopeless candidates (CPU): when > 0, a candidate whose first call (the
+  // checked one) took longer than hopeless_factor times the fastest mean
+  // already measured for its workload in the same batch is timed by that
+  // call alone: no warm-up, one repeat of one call. A schedule that slow
+  // cannot be the best, and its warm-up and repeats were most of the run
+  // time of a tuner's first, random rounds (dense 1024^3: 100-500 ms a
+  // call). 0: every candidate gets the full protocol.
+  double hopeless_factor = 0;
   // Before every timed repeat, write a buffer larger than the last-level
   // cache so that inputs come from DRAM (meaningful with number = 1 and
   // min_repeat_ms = 0, as TVM's LocalRunner forces; here the caller decides).

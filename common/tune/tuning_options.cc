@@ -73,6 +73,11 @@ absl::Status ValidateTuningOptions(const TuningOptions& o) {
   if (o.measure.run_timeout_s <= 0 || o.measure.build_timeout_s <= 0) {
     return absl::InvalidArgumentError("measure timeouts must be positive");
   }
+  if (!(o.measure.hopeless_factor == 0 ||
+        (o.measure.hopeless_factor >= 2 && o.measure.hopeless_factor <= 1e6))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "measure hopeless_factor must be 0 (off) or in [2, 1e6], got ", o.measure.hopeless_factor));
+  }
   return absl::OkStatus();
 }
 
@@ -100,6 +105,7 @@ std::string TuningOptionsToJson(const TuningOptions& o) {
         {"repeat", m.repeat},
         {"min_repeat_ms", m.min_repeat_ms},
         {"warmup", m.warmup},
+        {"hopeless_factor", m.hopeless_factor},
         {"flush_cache", m.flush_cache},
         {"build_timeout_s", m.build_timeout_s},
         {"run_timeout_s", m.run_timeout_s},
@@ -149,6 +155,7 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
     for (absl::Status s :
          {Read(*it, "number", &m.number), Read(*it, "repeat", &m.repeat),
           Read(*it, "min_repeat_ms", &m.min_repeat_ms), Read(*it, "warmup", &m.warmup),
+          Read(*it, "hopeless_factor", &m.hopeless_factor),
           Read(*it, "flush_cache", &m.flush_cache),
           Read(*it, "build_timeout_s", &m.build_timeout_s),
           Read(*it, "run_timeout_s", &m.run_timeout_s),

@@ -14,15 +14,18 @@ namespace pruner {
 
 // How a tuning trial is timed, wherever the job runs (in process, on the
 // service's workers, in bench_tune): one warm-up call, then 3 repeats of at
-// least 20 ms (one call for the slow early schedules, many for fast ones).
-// MeasureOptions' own defaults are Ansor's LocalRunner (number 3,
-// min_repeat_ms 100), which spends seconds on every slow early schedule;
-// tuned finalists are re-measured at length anyway.
+// least 20 ms (one call for the slow early schedules, many for fast ones),
+// and a candidate 10x slower than the batch's fastest so far on its checked
+// call is timed by that call alone (hopeless_factor). MeasureOptions' own
+// defaults are Ansor's LocalRunner (number 3, min_repeat_ms 100), which
+// spends seconds on every slow early schedule; tuned finalists are
+// re-measured at length anyway.
 inline MeasureOptions TrialMeasureOptions() {
   MeasureOptions m;
   m.number = 1;
   m.repeat = 3;
   m.min_repeat_ms = 20;
+  m.hopeless_factor = 10;
   return m;
 }
 

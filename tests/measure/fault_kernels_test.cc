@@ -72,7 +72,8 @@ class FaultKernelsTest : public ::testing::Test {
     EXPECT_TRUE(module.ok()) << module.status();
     if (!module.ok()) return RunOutcome::Failure(MeasureError::kBuildError, "build", "");
     RunOutcome outcome = RunCpuModuleSandboxed(*module, program_, reference_->inputs,
-                                               reference_->outputs, options_, device_);
+                                               reference_->outputs, options_, device_,
+                                               /*hopeless_after_s=*/0);
     std::printf("[%s] %s [%s]: %s (%.3f s)\n", name.c_str(),
                 std::string(MeasureErrorName(outcome.error)).c_str(), outcome.phase.c_str(),
                 outcome.message.c_str(), outcome.wall_s);

@@ -102,6 +102,37 @@ TEST(LocalMeasurerTest, CacheFlushAndMinRepeatStillMeasure) {
   EXPECT_GE(r.run_s, 0.08);
 }
 
+// hopeless_factor: once a workload has a measured mean in the batch, a
+// candidate whose checked first call is slower than factor x that mean is
+// timed by that call alone. A factor far below 1 makes every later
+// candidate of the workload hopeless; the first of each workload, and every
+// candidate with the rule off, get the full repeats.
+TEST(LocalMeasurerTest, HopelessCandidatesAreTimedByTheirFirstCall) {
+  const DeviceProfile cpu = Profile("cpu");
+  std::vector<MeasureInput> inputs = SampleInputs("dense:M=16,K=32,N=24", cpu, 3, 4);
+  std::vector<MeasureInput> conv =
+      SampleInputs("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1", cpu, 2, 5);
+  ASSERT_EQ(inputs.size(), 3u);
+  ASSERT_EQ(conv.size(), 2u);
+  inputs.insert(inputs.end(), conv.begin(), conv.end());
+  MeasureOptions options = FastOptions();
+  options.hopeless_factor = 1e-9;
+  const std::vector<MeasureResult> results = MeasureBatch(inputs, options);
+  ASSERT_EQ(results.size(), 5u);
+  const size_t want[] = {3, 1, 1, 3, 1};
+  for (size_t i = 0; i < results.size(); ++i) {
+    Print("hopeless", results[i]);
+    ASSERT_TRUE(results[i].ok()) << results[i].Describe();
+    EXPECT_EQ(results[i].repeat_costs_s.size(), want[i]) << "candidate " << i;
+    EXPECT_GT(results[i].mean_s, 0);
+  }
+  options.hopeless_factor = 0;
+  for (const MeasureResult& r : MeasureBatch(inputs, options)) {
+    ASSERT_TRUE(r.ok()) << r.Describe();
+    EXPECT_EQ(r.repeat_costs_s.size(), 3u);
+  }
+}
+
 TEST(LocalMeasurerTest, InvalidScheduleIsReportedFromLowering) {
   const DeviceProfile cpu = Profile("cpu");
   std::vector<MeasureInput> inputs = SampleInputs("dense:M=16,K=32,N=24", cpu, 1, 4);

@@ -365,12 +365,29 @@ TEST(TuningOptionsTest, RoundTripsThroughJson) {
   o.scheduler = "round-robin";
   o.seed = 99;
   o.measure.flush_cache = true;
+  o.measure.hopeless_factor = 25;
   auto back = TuningOptionsFromJson(TuningOptionsToJson(o));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(TuningOptionsToJson(*back), TuningOptionsToJson(o));
   EXPECT_EQ(back->trial_budget, 777);
   EXPECT_EQ(back->scheduler, "round-robin");
   EXPECT_TRUE(back->measure.flush_cache);
+  EXPECT_EQ(back->measure.hopeless_factor, 25);
+}
+
+TEST(TuningOptionsTest, HopelessFactorIsOffOrAtLeastTwo) {
+  TuningOptions o = QuickOptions("ansor-xgb", 64, 32);
+  EXPECT_EQ(TuningOptions().measure.hopeless_factor, 10) << "trials give up on hopeless candidates";
+  for (double ok : {0.0, 2.0, 10.0}) {
+    o.measure.hopeless_factor = ok;
+    EXPECT_TRUE(ValidateTuningOptions(o).ok()) << ok;
+  }
+  for (double bad : {-1.0, 0.5, 1.0, 1e7}) {
+    o.measure.hopeless_factor = bad;
+    const absl::Status s = ValidateTuningOptions(o);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(s.message().find("hopeless_factor"), std::string::npos) << s;
+  }
 }
 
 }  // namespace

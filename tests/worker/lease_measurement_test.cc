@@ -59,6 +59,28 @@ TEST(WorkerLeaseMeasurementTest, MeasureOptionsOutOfRange) {
   ExpectInfrastructureError(lease, "measure options");
 }
 
+// hopeless_factor on the wire: 0 keeps the worker's default, negative turns
+// it off, a factor below 2 is refused; the server's options survive the
+// round trip, "off" included.
+TEST(WorkerLeaseMeasurementTest, HopelessFactorOnTheWire) {
+  MeasureOptions defaults;
+  defaults.hopeless_factor = 10;
+  v1::MeasureOptions w;
+  EXPECT_EQ(MeasureOptionsFromWire(w, defaults)->hopeless_factor, 10);
+  w.set_hopeless_factor(-1);
+  EXPECT_EQ(MeasureOptionsFromWire(w, defaults)->hopeless_factor, 0);
+  w.set_hopeless_factor(4);
+  EXPECT_EQ(MeasureOptionsFromWire(w, defaults)->hopeless_factor, 4);
+  w.set_hopeless_factor(1.5);
+  EXPECT_NE(MeasureOptionsFromWire(w, defaults).status().message().find("hopeless_factor"),
+            std::string::npos);
+  for (double factor : {0.0, 7.0}) {
+    MeasureOptions o;
+    o.hopeless_factor = factor;
+    EXPECT_EQ(MeasureOptionsFromWire(MeasureOptionsToWire(o), defaults)->hopeless_factor, factor);
+  }
+}
+
 TEST(WorkerLeaseMeasurementTest, UnparsableSentencesAreDecidedWithoutMeasuring) {
   const v1::Lease lease = MatmulLease("l", {"SP 2 0 64 [x]", "FROB 1 2"});
   int asked = 0;
