@@ -26,6 +26,7 @@
 // Usage: bench_tune [--trials N] [--per-round N] [--strategy S] [--population N]
 //                   [--finalists N] [--repeats N] [--db PATH] [--keep-db]
 //                   [--only dense|conv] [--quick] [--backend llvm|gcc]
+//                   [--hopeless-factor F]
 #include <algorithm>
 #include <atomic>
 #include <csignal>
@@ -203,7 +204,8 @@ void Usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--trials N] [--per-round N] [--strategy S] [--population N]\n"
                "          [--finalists N] [--repeats N] [--db PATH] [--keep-db]\n"
-               "          [--only dense|conv] [--quick] [--backend llvm|gcc]\n", argv0);
+               "          [--only dense|conv] [--quick] [--backend llvm|gcc]\n"
+               "          [--hopeless-factor F]\n", argv0);
 }
 
 bool ParseFlags(int argc, char** argv, Options* opt) {
@@ -228,6 +230,7 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
     else if (a == "--db") opt->db = next();
     else if (a == "--keep-db") opt->keep_db = true;
     else if (a == "--only") opt->only = next();
+    else if (a == "--hopeless-factor") opt->tune.hopeless_factor = std::atof(next());
     else if (a == "--quick") quick = true;
     else if (a == "--backend") {
       std::optional<CpuBackend> backend = ParseCpuBackend(next());
@@ -277,9 +280,9 @@ int Main(int argc, char** argv) {
   std::printf("bench_tune: %s, %u hardware threads, load average %.2f at start%s\n",
               device->description.c_str(), std::thread::hardware_concurrency(), load_start,
               load_start > 0.5 ? " (NOISY: other work is running; numbers may be low)" : "");
-  std::printf("backend %s, strategy %s, %lld trials per workload, %d per round, population %d, "
-              "%d finalists x %d interleaved rounds, db %s\n\n",
-              CpuBackendName(opt.tune.backend), opt.tune.strategy.c_str(),
+  std::printf("backend %s, strategy %s, hopeless factor %g, %lld trials per workload, %d per round, "
+              "population %d, %d finalists x %d interleaved rounds, db %s\n\n",
+              CpuBackendName(opt.tune.backend), opt.tune.strategy.c_str(), opt.tune.hopeless_factor,
               static_cast<long long>(opt.tune.trials),
               opt.tune.per_round, opt.tune.population, opt.finalists, opt.repeats,
               opt.db.c_str());
@@ -350,7 +353,8 @@ int Main(int argc, char** argv) {
       "dense_vs_openblas_min=%.3f conv_gflops=%.1f onednn_gflops=%.1f conv_vs_onednn=%.3f "
       "conv_vs_onednn_min=%.3f trials=%lld wall_s=%.1f search_frac=%.3f train_frac=%.3f "
       "build_frac=%.3f run_frac=%.3f db_frac=%.3f total_s=%.1f load=%.2f backend=%s "
-      "peak_gflops=%.1f dense_vs_peak=%.3f conv_vs_peak=%.3f trials_per_hour=%.0f\n",
+      "peak_gflops=%.1f dense_vs_peak=%.3f conv_vs_peak=%.3f trials_per_hour=%.0f "
+      "hopeless_factor=%g\n",
       d.best_gflops, d.library_gflops, Ratio(d.best_gflops, d.library_gflops),
       Ratio(d.best_gflops_min, d.library_gflops_min), c.best_gflops, c.library_gflops,
       Ratio(c.best_gflops, c.library_gflops), Ratio(c.best_gflops_min, c.library_gflops_min),
@@ -359,7 +363,8 @@ int Main(int argc, char** argv) {
       totals.Frac(totals.time.run_s), totals.Frac(totals.time.db_s), Since(t_start),
       std::max(load_start, load_end), CpuBackendName(opt.tune.backend), peak.gflops,
       Ratio(d.best_gflops, peak.gflops), Ratio(c.best_gflops, peak.gflops),
-      totals.wall_s > 0 ? static_cast<double>(trials) / totals.wall_s * 3600 : 0.0);
+      totals.wall_s > 0 ? static_cast<double>(trials) / totals.wall_s * 3600 : 0.0,
+      opt.tune.hopeless_factor);
   // Non-zero when a workload could not be tuned (an interrupt is not a failure).
   for (const TuneOutcome& t : tuned) {
     if (!t.ok && !t.interrupted) return 1;

@@ -113,6 +113,7 @@ TuningOptions MakeTuningOptions(const TuneSettings& settings) {
   o.measures_per_round = settings.per_round;
   o.population = settings.population;
   o.measure.build.backend = settings.backend;
+  o.measure.hopeless_factor = settings.hopeless_factor;
   return o;
 }
 

@@ -29,6 +29,7 @@ struct TuneSettings {
   std::string strategy = "ansor-xgb";
   int population = 2048;
   CpuBackend backend = CpuBackend::kLlvm;  // the tuner's builds and the re-measurement's
+  double hopeless_factor = TrialMeasureOptions().hopeless_factor;  // 0: every trial timed in full
 };
 TuningOptions MakeTuningOptions(const TuneSettings& settings);
 

@@ -90,6 +90,7 @@ int RunDatasetSubmit(const ServiceFlags& service, const std::string& target,
     m.set_min_repeat_ms(options.measure.min_repeat_ms);
     m.set_num_threads(options.measure.num_threads);
     m.set_run_timeout_s(options.measure.run_timeout_s);
+    m.set_hopeless_factor(options.measure.hopeless_factor > 0 ? options.measure.hopeless_factor : -1);
     auto job = CallServer(service, &Stub::SubmitJob, request);
     if (!job.ok()) return Fail(job.status(), io.err);
     ++submitted;

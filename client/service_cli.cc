@@ -89,6 +89,10 @@ void AddSubmitFlags(CLI::App* submit, SubmitFlags* f) {
       ->check(CLI::NonNegativeNumber)->group(measure);
   AddOptional(submit, "--min-repeat-ms", &f->min_repeat_ms, "minimum length of a repeat")
       ->check(CLI::NonNegativeNumber)->group(measure);
+  AddOptional(submit, "--hopeless-factor", &f->hopeless_factor,
+              "a candidate this many times slower than its batch's fastest on its first call is "
+              "timed by that call alone (0: off)")
+      ->check(CLI::NonNegativeNumber)->group(measure);
   AddOptional(submit, "--threads", &f->threads, "threads per CPU kernel (0: all)")
       ->check(CLI::Range(0, 4096))->group(measure);
   AddOptional(submit, "--run-timeout", &f->run_timeout_s, "seconds per run on the device")

@@ -74,6 +74,8 @@ absl::StatusOr<v1::JobSpec> BuildJobSpec(const SubmitFlags& flags, std::string_v
   Override(flags.number, [&](int32_t v) { measure.set_number(v); });
   Override(flags.repeat, [&](int32_t v) { measure.set_repeat(v); });
   Override(flags.min_repeat_ms, [&](double v) { measure.set_min_repeat_ms(v); });
+  // On the wire 0 means "the server's default" and a negative factor "off".
+  Override(flags.hopeless_factor, [&](double v) { measure.set_hopeless_factor(v > 0 ? v : -1); });
   Override(flags.threads, [&](int32_t v) { measure.set_num_threads(v); });
   Override(flags.run_timeout_s, [&](double v) { measure.set_run_timeout_s(v); });
   Override(flags.build_timeout_s, [&](double v) { measure.set_build_timeout_s(v); });

@@ -35,6 +35,7 @@ struct SubmitFlags {
   std::optional<int32_t> number;
   std::optional<int32_t> repeat;
   std::optional<double> min_repeat_ms;
+  std::optional<double> hopeless_factor;  // 0: off
   std::optional<int32_t> threads;
   std::optional<double> run_timeout_s;
   std::optional<double> build_timeout_s;

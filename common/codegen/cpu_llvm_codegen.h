@@ -23,6 +23,8 @@
 // - the outermost parallel loop is outlined and run on cpu_runtime.h's pool;
 // - float arithmetic may contract into FMAs (as g++'s default
 //   -ffp-contract=fast does) and is otherwise not reassociated.
+// At opt level 3 the IR is optimized by the kernel pipeline of
+// cpu_llvm_pipeline.h (LLVM's own -O3 on request, for comparison).
 //
 // The entry point and its argument contract are cpu_codegen.h's:
 //   extern "C" int <symbol>(float* const* args);
