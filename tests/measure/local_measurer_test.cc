@@ -42,6 +42,16 @@ std::vector<MeasureInput> SampleInputs(const std::string& spec, const DeviceProf
   return inputs;
 }
 
+// Random schedules of a small dense (seed) then a small conv2d (seed + 1).
+std::vector<MeasureInput> DenseThenConv(int dense, int conv, uint64_t seed) {
+  const DeviceProfile cpu = Profile("cpu");
+  std::vector<MeasureInput> inputs = SampleInputs("dense:M=16,K=32,N=24", cpu, dense, seed);
+  std::vector<MeasureInput> more =
+      SampleInputs("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1", cpu, conv, seed + 1);
+  inputs.insert(inputs.end(), more.begin(), more.end());
+  return inputs;
+}
+
 MeasureOptions FastOptions() {
   MeasureOptions options;
   options.number = 1;
@@ -57,13 +67,8 @@ void Print(const std::string& what, const MeasureResult& r) {
 }
 
 TEST(LocalMeasurerTest, RandomDenseAndConvSchedulesAllMeasure) {
-  const DeviceProfile cpu = Profile("cpu");
-  std::vector<MeasureInput> inputs = SampleInputs("dense:M=16,K=32,N=24", cpu, 10, 1);
-  std::vector<MeasureInput> conv =
-      SampleInputs("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1", cpu, 10, 2);
-  ASSERT_EQ(inputs.size(), 10u);
-  ASSERT_EQ(conv.size(), 10u);
-  inputs.insert(inputs.end(), conv.begin(), conv.end());
+  const std::vector<MeasureInput> inputs = DenseThenConv(10, 10, 1);
+  ASSERT_EQ(inputs.size(), 20u);
 
   const MeasureOptions options = FastOptions();
   const auto start = std::chrono::steady_clock::now();
@@ -108,13 +113,8 @@ TEST(LocalMeasurerTest, CacheFlushAndMinRepeatStillMeasure) {
 // candidate of the workload hopeless; the first of each workload, and every
 // candidate with the rule off, get the full repeats.
 TEST(LocalMeasurerTest, HopelessCandidatesAreTimedByTheirFirstCall) {
-  const DeviceProfile cpu = Profile("cpu");
-  std::vector<MeasureInput> inputs = SampleInputs("dense:M=16,K=32,N=24", cpu, 3, 4);
-  std::vector<MeasureInput> conv =
-      SampleInputs("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1", cpu, 2, 5);
-  ASSERT_EQ(inputs.size(), 3u);
-  ASSERT_EQ(conv.size(), 2u);
-  inputs.insert(inputs.end(), conv.begin(), conv.end());
+  const std::vector<MeasureInput> inputs = DenseThenConv(3, 2, 4);
+  ASSERT_EQ(inputs.size(), 5u);
   MeasureOptions options = FastOptions();
   options.hopeless_factor = 1e-9;
   const std::vector<MeasureResult> results = MeasureBatch(inputs, options);
