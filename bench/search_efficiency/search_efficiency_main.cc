@@ -28,6 +28,15 @@
 // each run's time to reach its seed's ansor run's final re-measured best is
 // the earliest wall time whose re-measured objective is <= that target.
 //
+// Stopping and going on: with --state-dir DIR every run that finished is
+// kept in DIR (run_<strategy>_<seed>.json, its curve and schedules), and a
+// benchmark started again with the same DIR and settings reads those back
+// instead of tuning them again (more --seeds or --strategies add runs). A
+// run cut short (Ctrl-C, a crash) is tuned again from its start; the
+// re-measurement and the report always cover every run. DIR/settings.json
+// holds the settings the runs were made with; a different setting is
+// refused rather than mixed.
+//
 // Process rule (as bench_tune): tuning forks sandbox children from the
 // measurers' own threads, created before any OpenMP runs here; the
 // re-measurement runs OpenMP kernels in the main thread after every job and
@@ -40,7 +49,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
+#include <sstream>
+#include <utility>
 #include <set>
 #include <string>
 #include <thread>
@@ -56,6 +70,7 @@
 #include "bench/search_efficiency/efficiency_report.h"
 #include "bench/search_efficiency/moa_source.h"
 #include "bench/search_efficiency/remeasure.h"
+#include "bench/search_efficiency/run_trace_json.h"
 #include "bench/search_efficiency/tuning_run.h"
 #include "bench/search_efficiency/workload_set.h"
 #include "common/device/device_profile.h"
@@ -76,6 +91,7 @@ struct Options {
   int remeasure_rounds = 15;
   int remeasure_per_run = 10;
   bool verbose = true;
+  std::string state_dir;  // finished runs, kept for a restart (empty: none)
 };
 
 void Usage(const char* argv0) {
@@ -86,7 +102,7 @@ void Usage(const char* argv0) {
       "          [--source-trials N] [--source-db FILE --source-device KEY]\n"
       "          [--source-strategy random|ansor-xgb] [--population N] [--threads N]\n"
       "          [--remeasure-rounds N] [--remeasure-per-run N] [--quiet] [--quick]\n"
-      "          [--list NETWORK]\n"
+      "          [--state-dir DIR] [--list NETWORK]\n"
       "LIST: operator specs and NETWORK/I subgraph tasks, comma-separated\n"
       "      (e.g. dense:M=512,K=512,N=512,bert-tiny/1); --list bert-tiny shows the tasks.\n",
       argv0);
@@ -117,6 +133,7 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
     else if (a == "--remeasure-rounds") opt->remeasure_rounds = std::max(1, std::atoi(next().c_str()));
     else if (a == "--remeasure-per-run") opt->remeasure_per_run = std::max(1, std::atoi(next().c_str()));
     else if (a == "--quiet") opt->verbose = false;
+    else if (a == "--state-dir") opt->state_dir = next();
     else if (a == "--quick") quick = true;
     else if (a == "--list") {
       PrintNetworkTasks(next());
@@ -156,6 +173,80 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
     return false;
   }
   return true;
+}
+
+// What the runs in a state directory depend on besides strategy and seed.
+std::string SettingsFingerprint(const Options& opt) {
+  return absl::StrCat("{\"workloads\": \"", opt.workloads, "\", \"trials\": ", opt.run.trials,
+                      ", \"per_round\": ", opt.run.per_round, ", \"population\": ",
+                      opt.run.population, ", \"threads\": ", opt.run.threads,
+                      ", \"source_trials\": ", opt.source_trials, ", \"source_strategy\": \"",
+                      opt.source_strategy, "\", \"source_db\": \"", opt.source_db,
+                      "\", \"source_device\": \"", opt.source_device, "\"}\n");
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Creates DIR and its settings.json, or checks that an existing one was
+// made with these settings.
+absl::Status PrepareStateDir(const Options& opt) {
+  std::error_code ec;
+  std::filesystem::create_directories(opt.state_dir, ec);
+  if (ec) return absl::InternalError(absl::StrCat(opt.state_dir, ": ", ec.message()));
+  const std::string path = opt.state_dir + "/settings.json";
+  const std::string want = SettingsFingerprint(opt);
+  if (std::filesystem::exists(path)) {
+    const std::string have = ReadFile(path);
+    if (have != want) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          opt.state_dir, " holds runs made with other settings:\n  ", have, "now:\n  ", want,
+          "use another --state-dir, or the same settings"));
+    }
+    return absl::OkStatus();
+  }
+  std::ofstream(path) << want;
+  return absl::OkStatus();
+}
+
+std::string SavedRunPath(const Options& opt, const std::string& strategy, uint64_t seed) {
+  return absl::StrCat(opt.state_dir, "/run_", strategy, "_", seed, ".json");
+}
+
+// The finished run of (strategy, seed) in the state directory, if any.
+std::optional<RunTrace> LoadSavedRun(const Options& opt, const std::string& strategy,
+                                     uint64_t seed) {
+  if (opt.state_dir.empty()) return std::nullopt;
+  const std::string path = SavedRunPath(opt, strategy, seed);
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  absl::StatusOr<RunTrace> run = RunTraceFromJson(ReadFile(path));
+  if (!run.ok() || run->strategy != strategy || run->seed != seed) {
+    std::printf("  %s: %s; tuning it again\n", path.c_str(),
+                run.ok() ? "another run's file" : std::string(run.status().message()).c_str());
+    return std::nullopt;
+  }
+  return *std::move(run);
+}
+
+// Written to a temporary name and renamed: a file there is a whole run.
+void SaveRun(const Options& opt, const RunTrace& run) {
+  const std::string path = SavedRunPath(opt, run.strategy, run.seed);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << RunTraceToJson(run);
+    if (!out) {
+      std::printf("  could not write %s\n", tmp.c_str());
+      return;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::printf("  could not keep %s: %s\n", path.c_str(), ec.message().c_str());
 }
 
 std::atomic<bool> g_stop{false};
@@ -232,6 +323,29 @@ int Main(int argc, char** argv) {
   }
   std::printf("\n");
 
+  if (!opt.state_dir.empty()) {
+    if (absl::Status st = PrepareStateDir(opt); !st.ok()) {
+      std::fprintf(stderr, "--state-dir: %s\n", std::string(st.message()).c_str());
+      return 2;
+    }
+  }
+  // Runs already finished in the state directory are read back, not tuned.
+  std::map<std::pair<std::string, uint64_t>, RunTrace> saved;
+  for (uint64_t seed : opt.seeds) {
+    for (const std::string& strategy : opt.strategies) {
+      if (std::optional<RunTrace> run = LoadSavedRun(opt, strategy, seed)) {
+        saved.emplace(std::make_pair(strategy, seed), *std::move(run));
+      }
+    }
+  }
+  if (!saved.empty()) {
+    std::printf("%zu finished run(s) read back from %s\n\n", saved.size(), opt.state_dir.c_str());
+  }
+  bool moa_to_tune = false;
+  for (uint64_t seed : opt.seeds) {
+    moa_to_tune = moa_to_tune || (moa && !saved.count({"moa-pruner", seed}));
+  }
+
   const std::string dir = MakeWorkDir("pruner_bench_search_efficiency");
   const MeasureOptions measure = MakeRunOptions(opt.run, "ansor-xgb", 1, "").measure;
 
@@ -242,9 +356,10 @@ int Main(int argc, char** argv) {
   std::vector<RunTrace> runs;
   {
     std::unique_ptr<Measurer> native_measurer = MakeLocalMeasurer(measure);
+    const bool collect_source = moa_to_tune && !other_device_source;
     std::unique_ptr<Measurer> source_measurer =
-        moa && !other_device_source ? MakeLocalMeasurer(SourceMeasureOptions(measure)) : nullptr;
-    if (moa && !other_device_source) {
+        collect_source ? MakeLocalMeasurer(SourceMeasureOptions(measure)) : nullptr;
+    if (collect_source) {
       pretrained = CollectAndPretrain(source_measurer.get(), *tasks, source, opt.run,
                                       opt.source_strategy, opt.source_trials, dir + "/source.db",
                                       &g_stop);
@@ -255,6 +370,13 @@ int Main(int argc, char** argv) {
       const uint64_t seed = opt.seeds[si];
       for (size_t k = 0; k < opt.strategies.size() && !g_stop.load(); ++k) {
         const std::string& strategy = opt.strategies[(k + si) % opt.strategies.size()];
+        if (auto it = saved.find({strategy, seed}); it != saved.end()) {
+          runs.push_back(it->second);
+          std::printf("tuning: %s seed %llu read back (%lld trials in %.1f s)\n\n",
+                      strategy.c_str(), static_cast<unsigned long long>(seed),
+                      static_cast<long long>(it->second.trials), it->second.wall_s);
+          continue;
+        }
         if (strategy == "moa-pruner" && !pretrained.ok) continue;
         auto store = RecordsStore::Open(absl::StrCat(dir, "/", strategy, "_", seed, ".db"));
         if (!store.ok()) {
@@ -279,6 +401,7 @@ int Main(int argc, char** argv) {
         runs.push_back(RunStrategy(store->get(), native_measurer.get(), *tasks, native, options,
                                    &g_stop, opt.verbose));
         const RunTrace& r = runs.back();
+        if (r.ok && !g_stop.load() && !opt.state_dir.empty()) SaveRun(opt, r);
         if (!r.ok) std::printf("  %s seed %llu failed: %s\n", strategy.c_str(),
                                static_cast<unsigned long long>(seed), r.error.c_str());
         std::printf("  %s seed %llu: %lld trials in %.1f s\n\n", strategy.c_str(),
