@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "common/graph/networks.h"
 #include "common/graph/tasks.h"
+#include "proto/wire_convert.h"
 
 namespace pruner {
 namespace {
@@ -90,7 +91,7 @@ int RunDatasetSubmit(const ServiceFlags& service, const std::string& target,
     m.set_min_repeat_ms(options.measure.min_repeat_ms);
     m.set_num_threads(options.measure.num_threads);
     m.set_run_timeout_s(options.measure.run_timeout_s);
-    m.set_hopeless_factor(options.measure.hopeless_factor > 0 ? options.measure.hopeless_factor : -1);
+    m.set_hopeless_factor(HopelessFactorToWire(options.measure.hopeless_factor));
     auto job = CallServer(service, &Stub::SubmitJob, request);
     if (!job.ok()) return Fail(job.status(), io.err);
     ++submitted;

@@ -278,7 +278,7 @@ int main(int argc, char** argv) {
                  "call starts cold, as a kernel inside a whole model does)");
   tune->add_option("--min-repeat-ms", topt.measure.min_repeat_ms, "minimum length of a repeat");
   tune->add_option("--hopeless-factor", topt.measure.hopeless_factor,
-                   "a candidate this many times slower than the round's fastest on its first "
+                   "a candidate this many times slower than its batch's fastest on its first "
                    "call is timed by that call alone (0: off)");
   tune->add_option("--run-timeout", topt.measure.run_timeout_s, "seconds per sandboxed run");
   tune->add_option("--threads", topt.measure.num_threads,

@@ -4,6 +4,7 @@
 #include "common/base/status_macros.h"
 #include "common/graph/onnx_import.h"
 #include "common/graph/tasks.h"
+#include "proto/wire_convert.h"
 
 namespace pruner {
 namespace {
@@ -74,8 +75,8 @@ absl::StatusOr<v1::JobSpec> BuildJobSpec(const SubmitFlags& flags, std::string_v
   Override(flags.number, [&](int32_t v) { measure.set_number(v); });
   Override(flags.repeat, [&](int32_t v) { measure.set_repeat(v); });
   Override(flags.min_repeat_ms, [&](double v) { measure.set_min_repeat_ms(v); });
-  // On the wire 0 means "the server's default" and a negative factor "off".
-  Override(flags.hopeless_factor, [&](double v) { measure.set_hopeless_factor(v > 0 ? v : -1); });
+  Override(flags.hopeless_factor,
+           [&](double v) { measure.set_hopeless_factor(HopelessFactorToWire(v)); });
   Override(flags.threads, [&](int32_t v) { measure.set_num_threads(v); });
   Override(flags.run_timeout_s, [&](double v) { measure.set_run_timeout_s(v); });
   Override(flags.build_timeout_s, [&](double v) { measure.set_build_timeout_s(v); });

@@ -158,6 +158,8 @@ absl::StatusOr<MeasureOptions> MeasureOptionsFromWire(const v1::MeasureOptions& 
   return o;
 }
 
+double HopelessFactorToWire(double factor) { return factor > 0 ? factor : -1; }
+
 v1::MeasureOptions MeasureOptionsToWire(const MeasureOptions& o) {
   v1::MeasureOptions w;
   w.set_number(o.number);
@@ -171,7 +173,7 @@ v1::MeasureOptions MeasureOptionsToWire(const MeasureOptions& o) {
   w.set_rtol(o.rtol);
   w.set_atol(o.atol);
   w.set_seed(o.seed);
-  w.set_hopeless_factor(o.hopeless_factor > 0 ? o.hopeless_factor : -1);
+  w.set_hopeless_factor(HopelessFactorToWire(o.hopeless_factor));
   return w;
 }
 

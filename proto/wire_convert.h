@@ -36,6 +36,9 @@ absl::StatusOr<MeasureResult> MeasureResultFromWire(const v1::MeasureResult& res
 absl::StatusOr<MeasureOptions> MeasureOptionsFromWire(const v1::MeasureOptions& wire,
                                                       const MeasureOptions& defaults);
 v1::MeasureOptions MeasureOptionsToWire(const MeasureOptions& options);
+// MeasureOptions::hopeless_factor as the wire says it: 0 there means "the
+// receiver's default", so "off" (0 here) goes as -1.
+double HopelessFactorToWire(double factor);
 
 }  // namespace pruner
 
