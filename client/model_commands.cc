@@ -89,7 +89,7 @@ void PrintProfile(std::vector<CompiledModel::StepTime> steps, int runs) {
 }  // namespace
 
 int RunCompile(const CompileCommand& c) {
-  absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromShapes(c.shapes);
+  absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromFlags(c.shapes, c.layout);
   if (!import.ok()) return FailCommand(import.status());
   absl::StatusOr<OnnxModel> model = ImportOnnxFile(c.model, *import);
   if (!model.ok()) return FailCommand(model.status());
@@ -160,6 +160,11 @@ int RunCompile(const CompileCommand& c) {
     std::printf("%-52s %5d %8s %s\n", k.name.substr(0, 52).c_str(), k.occurrences,
                 k.tuned ? "tuned" : "default",
                 k.tuned ? absl::StrCat(k.tuned_mean_s * 1e3, " ms").c_str() : "");
+  }
+  if (tuned_count == 0 && store != nullptr) {
+    std::printf("no records of these tasks in %s for %s: was the model tuned with another "
+                "--layout (this build: %s)?\n",
+                c.db.c_str(), target.c_str(), c.layout.c_str());
   }
   std::printf("%s: %zu kernels (%d tuned, %zu default), %lld steps, arena %.2f MB "
               "(%.2f MB without reuse), weights %.2f MB, %.1f s\n",

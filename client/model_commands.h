@@ -8,11 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "common/graph/onnx_import.h"
+
 namespace pruner {
 
 struct CompileCommand {
   std::string model;                // .onnx
   std::vector<std::string> shapes;  // --shape NAME=VALUE
+  std::string layout = kDefaultModelLayout;  // --layout: as the model was tuned
   std::string db = "pruner.db";     // tuned records; a missing file means none
   std::string target;               // device key of the records; "" = this CPU
   std::string out;                  // the .so

@@ -232,6 +232,9 @@ int main(int argc, char** argv) {
   auto* demo = app.add_subcommand("demo", "tour the engine on real operators (CPU and A100)");
   demo->add_option("--n", demo_n, "schedules per operator and device")->check(CLI::Range(1, 10000));
 
+  const std::string kLayoutHelp =
+      "with --model: nchw (as exported) or nhwc (the convolutions on channels-last tensors, "
+      "faster on CPUs for depthwise and 1x1 convolutions); tune and compile with the same";
   pruner::TuneCommand tune_command;
   pruner::TuningOptions& topt = tune_command.options;
   const std::string network_help =
@@ -246,6 +249,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   tune->add_option("--shape", tune_command.shapes,
                    "NAME=VALUE: bind a symbolic input dimension of --model (repeatable)");
+  tune->add_option("--layout", tune_command.layout, kLayoutHelp)->capture_default_str();
   tune->add_option("--device", tune_command.device, "device profile (the local CPU)");
   tune->add_option("--resume", tune_command.resume_job, "continue a stopped job by id");
   tune->add_option("--trials", topt.trial_budget, "trial budget (measured programs)")
@@ -291,6 +295,7 @@ int main(int argc, char** argv) {
 
   std::string tasks_network, tasks_model;
   std::vector<std::string> tasks_shapes;
+  std::string tasks_layout = pruner::kDefaultModelLayout;
   auto* tasks = app.add_subcommand("tasks", "the tuning tasks of a network or an ONNX model");
   tasks->add_option("--network", tasks_network,
                     network_help);
@@ -298,6 +303,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   tasks->add_option("--shape", tasks_shapes,
                     "NAME=VALUE: bind a symbolic input dimension of --model (repeatable)");
+  tasks->add_option("--layout", tasks_layout, kLayoutHelp)->capture_default_str();
 
   pruner::CompileCommand compile_command;
   auto* compile = app.add_subcommand(
@@ -307,6 +313,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   compile->add_option("--shape", compile_command.shapes,
                       "NAME=VALUE: bind a symbolic input dimension (repeatable)");
+  compile->add_option("--layout", compile_command.layout, kLayoutHelp)->capture_default_str();
   compile->add_option("--db", compile_command.db,
                       "records database whose best records to use (a missing file: none)");
   compile->add_option("--target", compile_command.target,
@@ -450,7 +457,7 @@ int main(int argc, char** argv) {
     topt.verify_bests = !no_verify_bests;
     return pruner::RunTune(tune_command);
   }
-  if (*tasks) return pruner::RunTasks(tasks_network, tasks_model, tasks_shapes);
+  if (*tasks) return pruner::RunTasks(tasks_network, tasks_model, tasks_shapes, tasks_layout);
   if (*compile) return pruner::RunCompile(compile_command);
   if (*run) return pruner::RunModel(run_command);
   if (*records_show) return pruner::RunRecordsShow(db, workload, limit);

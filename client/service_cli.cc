@@ -59,6 +59,10 @@ void AddSubmitFlags(CLI::App* submit, SubmitFlags* f) {
               "ONNX model file: its fused tasks (not its weights) go to the server");
   submit->add_option("--shape", f->shapes,
                      "NAME=VALUE: bind a symbolic input dimension of --model (repeatable)");
+  submit->add_option("--layout", f->layout,
+                     "nchw (as exported) or nhwc (convolutions on channels-last tensors; compile "
+                     "with the same)")
+      ->capture_default_str();
   AddOptional(submit, "--target", &f->target,
               "device key to tune for: a worker's (see `pruner workers`) or a built-in profile");
   AddOptional(submit, "--name", &f->name, "job name");

@@ -17,8 +17,9 @@ void Override(const std::optional<T>& flag, Setter set) {
 }  // namespace
 
 absl::StatusOr<v1::ModelSpec> ModelSpecFromOnnx(const std::string& path,
-                                                const std::vector<std::string>& shapes) {
-  PRUNER_ASSIGN_OR_RETURN(OnnxImportOptions options, ImportOptionsFromShapes(shapes));
+                                                const std::vector<std::string>& shapes,
+                                                const std::string& layout) {
+  PRUNER_ASSIGN_OR_RETURN(OnnxImportOptions options, ImportOptionsFromFlags(shapes, layout));
   PRUNER_ASSIGN_OR_RETURN(OnnxModel model, ImportOnnxFile(path, options));
   PRUNER_ASSIGN_OR_RETURN(std::vector<GraphTask> tasks, ExtractTasks(model.graph));
   v1::ModelSpec spec;
@@ -45,7 +46,7 @@ absl::StatusOr<v1::JobSpec> BuildJobSpec(const SubmitFlags& flags, std::string_v
   if (flags.model.has_value()) {
     spec.clear_ops();
     spec.clear_network();
-    PRUNER_ASSIGN_OR_RETURN(*spec.mutable_model(), ModelSpecFromOnnx(*flags.model, flags.shapes));
+    PRUNER_ASSIGN_OR_RETURN(*spec.mutable_model(), ModelSpecFromOnnx(*flags.model, flags.shapes, flags.layout));
   }
   // What to tune is one choice: --op over a file with a network means the
   // operators, not both.

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/graph/onnx_import.h"
+
 #include "absl/status/statusor.h"
 #include "pruner/v1/tuning_service.pb.h"
 
@@ -20,6 +22,7 @@ struct SubmitFlags {
   std::optional<std::string> network;  // replaces the file's network *and* ops
   std::optional<std::string> model;    // an ONNX file: its tasks replace ops and network
   std::vector<std::string> shapes;     // --shape NAME=VALUE for the model
+  std::string layout = kDefaultModelLayout;  // --layout of the model's convolutions
   std::optional<std::string> target;
   std::optional<std::string> name;
   std::optional<std::string> strategy;
@@ -46,7 +49,8 @@ struct SubmitFlags {
 
 // The tasks of an ONNX model as a job spec carries them (no weights).
 absl::StatusOr<v1::ModelSpec> ModelSpecFromOnnx(const std::string& path,
-                                                const std::vector<std::string>& shapes);
+                                                const std::vector<std::string>& shapes,
+                                                const std::string& layout);
 
 // `spec_json` is the --spec file's text ("" when there is none). The result
 // names what to tune (exactly one of ops or network) and a target; anything

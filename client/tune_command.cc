@@ -25,14 +25,14 @@
 
 namespace pruner {
 int RunTasks(const std::string& network, const std::string& model,
-             const std::vector<std::string>& shapes) {
+             const std::vector<std::string>& shapes, const std::string& layout) {
   if (network.empty() == model.empty()) {
     return FailCommand(absl::InvalidArgumentError("give --network NAME or --model FILE.onnx"));
   }
   absl::StatusOr<Graph> graph;
   std::string what = network;
   if (!model.empty()) {
-    absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromShapes(shapes);
+    absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromFlags(shapes, layout);
     if (!import.ok()) return FailCommand(import.status());
     absl::StatusOr<OnnxModel> imported = ImportOnnxFile(model, *import);
     if (!imported.ok()) return FailCommand(imported.status());
@@ -113,7 +113,7 @@ int RunTune(const TuneCommand& c) {
       if (!c.ops.empty() || !c.network.empty()) {
         return FailCommand(absl::InvalidArgumentError("give --op, --network or --model, only one"));
       }
-      absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromShapes(c.shapes);
+      absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromFlags(c.shapes, c.layout);
       if (!import.ok()) return FailCommand(import.status());
       tasks = BuildModelTasks(c.model, *import);
     } else {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/graph/onnx_import.h"
+
 #include "common/tune/tuning_options.h"
 
 namespace pruner {
@@ -17,6 +19,7 @@ struct TuneCommand {
   std::string network;           // or a built-in network
   std::string model;             // or an ONNX model file
   std::vector<std::string> shapes;  // --shape NAME=VALUE for the model's symbolic dims
+  std::string layout = kDefaultModelLayout;  // --layout of the model's convolutions
   std::string device = "cpu";    // only the local CPU can be measured in process
   int64_t resume_job = 0;        // > 0: continue this job instead
   bool quiet = false;            // one line per round instead of tables
@@ -29,7 +32,7 @@ int RunTune(const TuneCommand& command);
 // `pruner tasks`: the fused tasks of a built-in network or an ONNX model,
 // with their weights, FLOPs and shapes.
 int RunTasks(const std::string& network, const std::string& model,
-             const std::vector<std::string>& shapes);
+             const std::vector<std::string>& shapes, const std::string& layout);
 
 }  // namespace pruner
 

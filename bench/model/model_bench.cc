@@ -57,6 +57,7 @@ struct Settings {
   std::string strategy = "ansor-xgb";
   std::string db;  // a records database to tune into / take records from; "" = a fresh one
   std::string tune_args;  // extra `pruner tune` arguments (e.g. cold-cache timing)
+  std::string layout = kDefaultModelLayout;  // of the convolutions, tuned and compiled
 };
 
 // The RESULT key of a model: bert_s128 is the "BERT-style encoder"
@@ -80,7 +81,8 @@ struct ModelOutcome {
 absl::StatusOr<double> Tune(const std::string& onnx, const Settings& s, const std::string& db) {
   const std::string log = (std::filesystem::path(s.work_dir) / "tune.log").string();
   const std::string cmd = absl::StrCat(PRUNER_CLI_BIN, " tune --model ", onnx, " --db ", db,
-                                       " --trials ", s.trials, " --strategy ", s.strategy, " ",
+                                       " --trials ", s.trials, " --strategy ", s.strategy,
+                                       " --layout ", s.layout, " ",
                                        s.tune_args,
                                        " --threads ", s.threads, " --quiet > ", log, " 2>&1");
   const auto start = Clock::now();
@@ -146,7 +148,12 @@ ModelOutcome RunModel(const std::string& name, const Settings& s, const std::str
   ModelOutcome out;
   out.name = name;
   const std::string base = (std::filesystem::path(s.models_dir) / name).string();
-  absl::StatusOr<OnnxModel> model = ImportOnnxFile(base + ".onnx");
+  absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromFlags({}, s.layout);
+  if (!import.ok()) {
+    out.error = std::string(import.status().message());
+    return out;
+  }
+  absl::StatusOr<OnnxModel> model = ImportOnnxFile(base + ".onnx", *import);
   absl::StatusOr<Tensor> input = ReadNpy(base + ".input.npy");
   absl::StatusOr<Tensor> want = ReadNpy(base + ".output.npy");
   if (!model.ok() || !input.ok() || !want.ok()) {
@@ -288,11 +295,13 @@ int Main(int argc, char** argv) {
     else if (a == "--strategy") s.strategy = value();
     else if (a == "--tune-args") s.tune_args = value();
     else if (a == "--db") s.db = value();
+    else if (a == "--layout") s.layout = value();
     else {
       std::fprintf(stderr,
                    "usage: bench_model [--models resnet18,mobilenet_v2,bert_s128] "
                    "[--models-dir DIR] [--work-dir DIR] [--trials N per model] [--threads 2] "
                    "[--rounds 30] [--strategy ansor-xgb] [--db FILE: keep or reuse records]\n"
+                   "       [--layout nchw|nhwc]\n"
                    "       [--tune-args \"--flush-cache --number 1 --min-repeat-ms 0 ...\"]\n");
       return 2;
     }
@@ -342,8 +351,8 @@ int Main(int argc, char** argv) {
                     "_tune_s=", absl::StrFormat("%.0f", o.tune_s), " ", k, "_vs_peak=",
                     absl::StrFormat("%.3f", o.gflop / (o.tuned_ms * 1e-3) / peak.gflops));
   }
-  std::printf("%s%s threads=%d peak_gflops=%.1f strategy=%s\n", result.c_str(), extra.c_str(),
-              s.threads, peak.gflops, s.strategy.c_str());
+  std::printf("%s%s threads=%d peak_gflops=%.1f strategy=%s layout=%s\n", result.c_str(),
+              extra.c_str(), s.threads, peak.gflops, s.strategy.c_str(), s.layout.c_str());
   return 0;
 }
 

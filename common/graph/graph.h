@@ -28,12 +28,13 @@ using TensorId = int;
 
 enum class NodeKind : uint8_t {
   // Anchors: ops with a reduction that start a fused group.
-  kConv2d,           // (x [N,C,H,W], w [K,C/groups,R,S]) -> [N,K,OH,OW]
+  kConv2d,           // (x [N,C,H,W], w [K,C/groups,R,S]) -> [N,K,OH,OW]; NHWC with
+                     // attrs.channels_last
   kDense,            // (x [M,K], w [N,K]) -> [M,N]
   kBatchMatmul,      // (a [B,M,K], b [B,K,N] or [B,N,K] with transpose_b) -> [B,M,N]
-  kMaxPool2d,        // (x [N,C,H,W]) -> [N,C,OH,OW]
-  kAvgPool2d,        // (x [N,C,H,W]) -> [N,C,OH,OW], padded zeros count
-  kGlobalAvgPool2d,  // (x [N,C,H,W]) -> [N,C,1,1]
+  kMaxPool2d,        // (x [N,C,H,W]) -> [N,C,OH,OW]; NHWC with attrs.channels_last
+  kAvgPool2d,        // (x [N,C,H,W]) -> [N,C,OH,OW], padded zeros count; likewise
+  kGlobalAvgPool2d,  // (x [N,C,H,W]) -> [N,C,1,1]; likewise
   kSoftmax,          // (x) -> same shape, over the last axis
   kLayerNorm,        // (x, [gamma [D], beta [D]]) -> same shape, over the last axis D
   // Element-wise ops: fused into the group of the anchor before them.
@@ -82,6 +83,10 @@ struct NodeAttrs {
   int64_t dilation_h = 1;  // conv2d only
   int64_t dilation_w = 1;
   int64_t groups = 1;          // conv2d only
+  // conv2d and the three poolings: NHWC input and output ([N,H,W,C] ->
+  // [N,OH,OW,K]; a conv's weight stays [K,C/groups,R,S]). Set by the
+  // channels-last rewrite (channels_last.h), never by an importer.
+  bool channels_last = false;
   bool transpose_b = false;    // batch_matmul
   // bias_add: the axis the bias runs along; softmax: the last axis (or -1);
   // gather, concat, slice: the axis they work on (non-negative).

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/base/status_macros.h"
+#include "common/graph/channels_last.h"
 #include "common/graph/onnx_emitter.h"
 #include "common/ir/tensor.h"
 #include "common/measure/sandbox.h"
@@ -232,9 +233,15 @@ absl::Status ParseShapeBinding(const std::string& text, OnnxImportOptions* optio
   return absl::OkStatus();
 }
 
-absl::StatusOr<OnnxImportOptions> ImportOptionsFromShapes(const std::vector<std::string>& shapes) {
+absl::StatusOr<OnnxImportOptions> ImportOptionsFromFlags(const std::vector<std::string>& shapes,
+                                                         const std::string& layout) {
   OnnxImportOptions options;
   for (const std::string& s : shapes) PRUNER_RETURN_IF_ERROR(ParseShapeBinding(s, &options));
+  if (layout != "nchw" && layout != "nhwc") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--layout ", layout, ": expected nchw (as exported) or nhwc"));
+  }
+  options.channels_last = layout == "nhwc";
   return options;
 }
 
@@ -311,6 +318,12 @@ absl::StatusOr<OnnxModel> ImportOnnxBytes(const std::string& bytes, const std::s
     return absl::Status(out.status().code(), absl::StrCat(name, ": ", out.status().message()));
   }
   out->producer = absl::StrCat(model.producer_name(), " ", model.producer_version());
+  if (options.channels_last) {
+    PRUNER_ASSIGN_OR_RETURN(ChannelsLastGraph rewritten, ToChannelsLast(out->graph));
+    for (TensorId& id : out->inputs) id = rewritten.tensor_map[id];
+    for (TensorId& id : out->outputs) id = rewritten.tensor_map[id];
+    out->graph = std::move(rewritten.graph);
+  }
   return out;
 }
 

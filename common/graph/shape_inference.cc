@@ -71,19 +71,25 @@ absl::StatusOr<Shape> Conv2dShape(const Checker& c, const NodeAttrs& a,
   PRUNER_RETURN_IF_ERROR(c.Positive("stride_w", a.stride_w));
   PRUNER_RETURN_IF_ERROR(c.Positive("dilation_h", a.dilation_h));
   PRUNER_RETURN_IF_ERROR(c.Positive("dilation_w", a.dilation_w));
-  if (x[1] % a.groups != 0 || w[0] % a.groups != 0) {
-    return c.Error("input channels ", x[1], " and output channels ", w[0],
+  // Axes of the input: NCHW, or NHWC with channels_last.
+  const int c_axis = a.channels_last ? 3 : 1, h_axis = a.channels_last ? 1 : 2,
+            w_axis = a.channels_last ? 2 : 3;
+  const int64_t channels = x[c_axis];
+  if (channels % a.groups != 0 || w[0] % a.groups != 0) {
+    return c.Error("input channels ", channels, " and output channels ", w[0],
                    " must both be divisible by groups=", a.groups);
   }
-  if (w[1] * a.groups != x[1]) {
-    return c.Error("input ", ShapeToString(x), " has ", x[1], " channels but weight ",
+  if (w[1] * a.groups != channels) {
+    return c.Error("input ", ShapeToString(x), " has ", channels, " channels but weight ",
                    ShapeToString(w), " expects ", w[1] * a.groups, " (", w[1], " per group x ",
                    a.groups, " groups)");
   }
-  PRUNER_RETURN_IF_ERROR(c.WindowFits("height", x[2], w[2], a.pad_h, a.dilation_h));
-  PRUNER_RETURN_IF_ERROR(c.WindowFits("width", x[3], w[3], a.pad_w, a.dilation_w));
-  return Shape{x[0], w[0], ConvOutputSize(x[2], w[2], a.stride_h, a.pad_h, a.dilation_h),
-               ConvOutputSize(x[3], w[3], a.stride_w, a.pad_w, a.dilation_w)};
+  PRUNER_RETURN_IF_ERROR(c.WindowFits("height", x[h_axis], w[2], a.pad_h, a.dilation_h));
+  PRUNER_RETURN_IF_ERROR(c.WindowFits("width", x[w_axis], w[3], a.pad_w, a.dilation_w));
+  const int64_t out_h = ConvOutputSize(x[h_axis], w[2], a.stride_h, a.pad_h, a.dilation_h);
+  const int64_t out_w = ConvOutputSize(x[w_axis], w[3], a.stride_w, a.pad_w, a.dilation_w);
+  if (a.channels_last) return Shape{x[0], out_h, out_w, w[0]};
+  return Shape{x[0], w[0], out_h, out_w};
 }
 
 absl::StatusOr<Shape> PoolShape(const Checker& c, const NodeAttrs& a,
@@ -100,10 +106,13 @@ absl::StatusOr<Shape> PoolShape(const Checker& c, const NodeAttrs& a,
     return c.Error("padding (", a.pad_h, ", ", a.pad_w, ") must be at most half the kernel (",
                    a.kernel_h, ", ", a.kernel_w, ")");
   }
-  PRUNER_RETURN_IF_ERROR(c.WindowFits("height", x[2], a.kernel_h, a.pad_h, 1));
-  PRUNER_RETURN_IF_ERROR(c.WindowFits("width", x[3], a.kernel_w, a.pad_w, 1));
-  return Shape{x[0], x[1], ConvOutputSize(x[2], a.kernel_h, a.stride_h, a.pad_h, 1),
-               ConvOutputSize(x[3], a.kernel_w, a.stride_w, a.pad_w, 1)};
+  const int h_axis = a.channels_last ? 1 : 2, w_axis = a.channels_last ? 2 : 3;
+  PRUNER_RETURN_IF_ERROR(c.WindowFits("height", x[h_axis], a.kernel_h, a.pad_h, 1));
+  PRUNER_RETURN_IF_ERROR(c.WindowFits("width", x[w_axis], a.kernel_w, a.pad_w, 1));
+  const int64_t out_h = ConvOutputSize(x[h_axis], a.kernel_h, a.stride_h, a.pad_h, 1);
+  const int64_t out_w = ConvOutputSize(x[w_axis], a.kernel_w, a.stride_w, a.pad_w, 1);
+  if (a.channels_last) return Shape{x[0], out_h, out_w, x[3]};
+  return Shape{x[0], x[1], out_h, out_w};
 }
 
 absl::StatusOr<Shape> DenseShape(const Checker& c, const std::vector<Shape>& in) {
@@ -303,6 +312,7 @@ absl::StatusOr<std::vector<int64_t>> InferShape(NodeKind kind, std::string_view 
     case NodeKind::kGlobalAvgPool2d:
       PRUNER_RETURN_IF_ERROR(c.Arity(inputs, 1));
       PRUNER_RETURN_IF_ERROR(c.Rank("input", inputs[0], 4));
+      if (attrs.channels_last) return Shape{inputs[0][0], 1, 1, inputs[0][3]};
       return Shape{inputs[0][0], inputs[0][1], 1, 1};
     case NodeKind::kSoftmax:
       PRUNER_RETURN_IF_ERROR(c.Arity(inputs, 1));

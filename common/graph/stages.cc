@@ -20,49 +20,65 @@ std::vector<int64_t> AllButLast(const std::vector<int64_t>& shape) {
   return std::vector<int64_t>(shape.begin(), shape.end() - 1);
 }
 
-// out[n, c, y, x] = X[n, c, y - pad_h, x - pad_w] inside the input, `value`
-// in the border; `input` itself without padding. Same stage as ops.cc.
-int PadNchw(StageBuilder& b, int input, int64_t pad_h, int64_t pad_w, double value) {
+// A pad stage over the spatial axes h_axis, w_axis of a 4-D input (2, 3 for
+// NCHW; 1, 2 for NHWC): X[..., y - pad_h, ..., x - pad_w, ...] inside the
+// input, `value` in the border; `input` itself without padding. Same stage
+// as ops.cc.
+int PadSpatial(StageBuilder& b, int input, int64_t pad_h, int64_t pad_w, double value,
+               int h_axis = 2, int w_axis = 3) {
   if (pad_h == 0 && pad_w == 0) return input;
   const std::vector<int64_t> s = b.Shape(input);
-  return b.Compute("pad", StageBuilder::AxesLike({s[0], s[1], s[2] + 2 * pad_h, s[3] + 2 * pad_w}),
-                   {}, ReduceKind::kNone, "pad", [&](const std::vector<Expr>& v) {
+  std::vector<int64_t> padded = s;
+  padded[h_axis] += 2 * pad_h;
+  padded[w_axis] += 2 * pad_w;
+  return b.Compute("pad", StageBuilder::AxesLike(padded), {}, ReduceKind::kNone, "pad",
+                   [&](const std::vector<Expr>& v) {
                      Expr in_bounds = IntImm(1, DType::kBool);
-                     for (int d : {2, 3}) {
-                       const int64_t pad = d == 2 ? pad_h : pad_w;
+                     for (int d : {h_axis, w_axis}) {
+                       const int64_t pad = d == h_axis ? pad_h : pad_w;
                        if (pad == 0) continue;
                        in_bounds =
                            And(in_bounds, And(Compare(CompareOp::kGE, v[d], IntImm(pad)),
                                               Compare(CompareOp::kLT, v[d], IntImm(s[d] + pad))));
                      }
-                     Expr inner = b.Read(
-                         input, {v[0], v[1], Sub(v[2], IntImm(pad_h)), Sub(v[3], IntImm(pad_w))});
-                     return Select(in_bounds, inner, FloatImm(value));
+                     std::vector<Expr> index = v;
+                     index[h_axis] = Sub(v[h_axis], IntImm(pad_h));
+                     index[w_axis] = Sub(v[w_axis], IntImm(pad_w));
+                     return Select(in_bounds, b.Read(input, std::move(index)), FloatImm(value));
                    });
 }
 
+// NCHW, or NHWC with a.channels_last (ops.h Conv2d; the weights are OIHW
+// either way).
 int Conv2dStages(StageBuilder& b, const NodeAttrs& a, int x, int w) {
+  const bool nhwc = a.channels_last;
   const std::vector<int64_t> xs = b.Shape(x);
   const std::vector<int64_t> ws = b.Shape(w);
   const int64_t kernel_h = ws[2], kernel_w = ws[3];
-  const int64_t out_h = (xs[2] + 2 * a.pad_h - a.dilation_h * (kernel_h - 1) - 1) / a.stride_h + 1;
-  const int64_t out_w = (xs[3] + 2 * a.pad_w - a.dilation_w * (kernel_w - 1) - 1) / a.stride_w + 1;
+  const int64_t in_h = xs[nhwc ? 1 : 2], in_w = xs[nhwc ? 2 : 3];
+  const int64_t out_h = (in_h + 2 * a.pad_h - a.dilation_h * (kernel_h - 1) - 1) / a.stride_h + 1;
+  const int64_t out_w = (in_w + 2 * a.pad_w - a.dilation_w * (kernel_w - 1) - 1) / a.stride_w + 1;
   const int64_t in_per_group = ws[1];
   const int64_t out_per_group = ws[0] / a.groups;
   // One input channel per group: the rc axis (extent 1) is left out.
   const bool single_channel = in_per_group == 1;
-  const std::string tag = single_channel && a.groups > 1 ? "depthwise_conv2d"
-                          : a.groups > 1                 ? "group_conv2d"
-                                                         : "conv2d";
-  const int padded = PadNchw(b, x, a.pad_h, a.pad_w, 0.0);
+  std::string tag = single_channel && a.groups > 1 ? "depthwise_conv2d"
+                    : a.groups > 1                 ? "group_conv2d"
+                                                   : "conv2d";
+  if (nhwc) tag += "_nhwc";
+  const int padded = nhwc ? PadSpatial(b, x, a.pad_h, a.pad_w, 0.0, 1, 2)
+                          : PadSpatial(b, x, a.pad_h, a.pad_w, 0.0);
   std::vector<Axis> reduce_axes;
   if (!single_channel) reduce_axes.push_back({"rc", in_per_group});
   reduce_axes.push_back({"ry", kernel_h});
   reduce_axes.push_back({"rx", kernel_w});
+  const std::vector<Axis> axes =
+      nhwc ? std::vector<Axis>{{"nn", xs[0]}, {"yy", out_h}, {"xx", out_w}, {"ff", ws[0]}}
+           : std::vector<Axis>{{"nn", xs[0]}, {"ff", ws[0]}, {"yy", out_h}, {"xx", out_w}};
+  const int ff_axis = nhwc ? 3 : 1, yy_axis = nhwc ? 1 : 2, xx_axis = nhwc ? 2 : 3;
   return b.Compute(
-      tag, {{"nn", xs[0]}, {"ff", ws[0]}, {"yy", out_h}, {"xx", out_w}}, reduce_axes,
-      ReduceKind::kSum, tag, [&](const std::vector<Expr>& v) {
-        const Expr& ff = v[1];
+      tag, axes, reduce_axes, ReduceKind::kSum, tag, [&](const std::vector<Expr>& v) {
+        const Expr& ff = v[ff_axis];
         const Expr rc = single_channel ? IntImm(0) : v[4];
         const Expr& ry = v[single_channel ? 4 : 5];
         const Expr& rx = v[single_channel ? 5 : 6];
@@ -71,9 +87,11 @@ int Conv2dStages(StageBuilder& b, const NodeAttrs& a, int x, int w) {
         Expr channel =
             a.groups == 1 ? rc
                           : Add(Mul(FloorDiv(ff, IntImm(out_per_group)), IntImm(in_per_group)), rc);
-        Expr y = Add(Mul(v[2], IntImm(a.stride_h)), Mul(ry, IntImm(a.dilation_h)));
-        Expr xx = Add(Mul(v[3], IntImm(a.stride_w)), Mul(rx, IntImm(a.dilation_w)));
-        return Mul(b.Read(padded, {v[0], channel, y, xx}), b.Read(w, {ff, rc, ry, rx}));
+        Expr y = Add(Mul(v[yy_axis], IntImm(a.stride_h)), Mul(ry, IntImm(a.dilation_h)));
+        Expr xx = Add(Mul(v[xx_axis], IntImm(a.stride_w)), Mul(rx, IntImm(a.dilation_w)));
+        Expr input = nhwc ? b.Read(padded, {v[0], y, xx, channel})
+                          : b.Read(padded, {v[0], channel, y, xx});
+        return Mul(input, b.Read(w, {ff, rc, ry, rx}));
       });
 }
 
@@ -96,19 +114,29 @@ int BatchMatmulStage(StageBuilder& b, bool transpose_b, int lhs, int rhs) {
       });
 }
 
+// NCHW, or NHWC with a.channels_last: the pooling window runs over the
+// spatial axes either way; the reduce stage's tag gains "_nhwc".
 int Pool2dStages(StageBuilder& b, const NodeAttrs& a, bool is_max, int x) {
+  const bool nhwc = a.channels_last;
+  const int h_axis = nhwc ? 1 : 2, w_axis = nhwc ? 2 : 3;
   const std::vector<int64_t> s = b.Shape(x);
-  const int64_t out_h = (s[2] + 2 * a.pad_h - a.kernel_h) / a.stride_h + 1;
-  const int64_t out_w = (s[3] + 2 * a.pad_w - a.kernel_w) / a.stride_w + 1;
+  const int64_t out_h = (s[h_axis] + 2 * a.pad_h - a.kernel_h) / a.stride_h + 1;
+  const int64_t out_w = (s[w_axis] + 2 * a.pad_w - a.kernel_w) / a.stride_w + 1;
   // Max pooling pads with the lowest finite float, as ops.h documents.
   const double pad_value = is_max ? std::numeric_limits<float>::lowest() : 0.0;
-  const int padded = PadNchw(b, x, a.pad_h, a.pad_w, pad_value);
+  const int padded = PadSpatial(b, x, a.pad_h, a.pad_w, pad_value, h_axis, w_axis);
+  const std::vector<Axis> axes =
+      nhwc ? std::vector<Axis>{{"nn", s[0]}, {"yy", out_h}, {"xx", out_w}, {"cc", s[3]}}
+           : std::vector<Axis>{{"nn", s[0]}, {"cc", s[1]}, {"yy", out_h}, {"xx", out_w}};
+  std::string tag = is_max ? "max_pool2d" : "avg_pool2d_sum";
+  if (nhwc) tag += "_nhwc";
   const int pooled = b.Compute(
-      is_max ? "pool_max" : "pool_sum", {{"nn", s[0]}, {"cc", s[1]}, {"yy", out_h}, {"xx", out_w}},
-      {{"rv", a.kernel_h}, {"rw", a.kernel_w}}, is_max ? ReduceKind::kMax : ReduceKind::kSum,
-      is_max ? "max_pool2d" : "avg_pool2d_sum", [&](const std::vector<Expr>& v) {
-        return b.Read(padded, {v[0], v[1], Add(Mul(v[2], IntImm(a.stride_h)), v[4]),
-                               Add(Mul(v[3], IntImm(a.stride_w)), v[5])});
+      is_max ? "pool_max" : "pool_sum", axes, {{"rv", a.kernel_h}, {"rw", a.kernel_w}},
+      is_max ? ReduceKind::kMax : ReduceKind::kSum, tag, [&](const std::vector<Expr>& v) {
+        std::vector<Expr> index = {v[0], v[1], v[2], v[3]};
+        index[h_axis] = Add(Mul(v[h_axis], IntImm(a.stride_h)), v[4]);
+        index[w_axis] = Add(Mul(v[w_axis], IntImm(a.stride_w)), v[5]);
+        return b.Read(padded, std::move(index));
       });
   if (is_max) return pooled;
   const double window = static_cast<double>(a.kernel_h * a.kernel_w);
@@ -117,15 +145,22 @@ int Pool2dStages(StageBuilder& b, const NodeAttrs& a, bool is_max, int x) {
   });
 }
 
-// Sum over H and W into [N, C, 1, 1], then divide by H * W.
-int GlobalAvgPoolStages(StageBuilder& b, int x) {
+// Sum over H and W into [N, C, 1, 1] ([N, 1, 1, C] with channels_last),
+// then divide by H * W.
+int GlobalAvgPoolStages(StageBuilder& b, const NodeAttrs& a, int x) {
+  const bool nhwc = a.channels_last;
   const std::vector<int64_t> s = b.Shape(x);
-  const int sum = b.Compute("global_pool_sum", {{"nn", s[0]}, {"cc", s[1]}, {"yy", 1}, {"xx", 1}},
-                            {{"rv", s[2]}, {"rw", s[3]}}, ReduceKind::kSum, "global_avg_pool2d_sum",
+  const int64_t h = s[nhwc ? 1 : 2], w = s[nhwc ? 2 : 3];
+  const std::vector<Axis> axes =
+      nhwc ? std::vector<Axis>{{"nn", s[0]}, {"yy", 1}, {"xx", 1}, {"cc", s[3]}}
+           : std::vector<Axis>{{"nn", s[0]}, {"cc", s[1]}, {"yy", 1}, {"xx", 1}};
+  const int sum = b.Compute("global_pool_sum", axes, {{"rv", h}, {"rw", w}}, ReduceKind::kSum,
+                            nhwc ? "global_avg_pool2d_sum_nhwc" : "global_avg_pool2d_sum",
                             [&](const std::vector<Expr>& v) {
-                              return b.Read(x, {v[0], v[1], v[4], v[5]});
+                              return nhwc ? b.Read(x, {v[0], v[4], v[5], v[3]})
+                                          : b.Read(x, {v[0], v[1], v[4], v[5]});
                             });
-  const double window = static_cast<double>(s[2] * s[3]);
+  const double window = static_cast<double>(h * w);
   return b.Pointwise(
       "global_pool_avg", sum, "global_avg_pool2d",
       [&](Expr total, const std::vector<Expr>&) { return Div(total, FloatImm(window)); });
@@ -281,7 +316,7 @@ absl::StatusOr<int> EmitNodeStages(StageBuilder& b, const GraphNode& node,
     case NodeKind::kBatchMatmul: return BatchMatmulStage(b, a.transpose_b, in[0], in[1]);
     case NodeKind::kMaxPool2d:
     case NodeKind::kAvgPool2d: return Pool2dStages(b, a, node.kind == NodeKind::kMaxPool2d, in[0]);
-    case NodeKind::kGlobalAvgPool2d: return GlobalAvgPoolStages(b, in[0]);
+    case NodeKind::kGlobalAvgPool2d: return GlobalAvgPoolStages(b, a, in[0]);
     case NodeKind::kSoftmax: return SoftmaxStages(b, in[0]);
     case NodeKind::kLayerNorm:
       return LayerNormStages(b, a.eps, in[0], in.size() == 3 ? in[1] : -1,

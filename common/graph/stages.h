@@ -5,11 +5,11 @@
 // exactly: the same stage order, axis extents, reduce kinds, {"op": ...}
 // tags and body expressions. So a group holding only conv2d + bias_add +
 // relu prints the same canonical text, and has the same WorkloadKey, as
-// Conv2dNchw with bias and relu; likewise dense (+bias, +relu/gelu),
+// Conv2d with bias and relu; likewise dense (+bias, +relu/gelu),
 // batch_matmul, pooling, 2-D softmax and 2-D layer norm. What ops.h lacks is
 // built here in the same style: relu6, scale, global average pooling,
-// bias_add on any axis, and softmax / layer norm over the last axis of
-// tensors of any rank >= 2.
+// poolings on NHWC tensors (NodeAttrs::channels_last), bias_add on any axis,
+// and softmax / layer norm over the last axis of tensors of any rank >= 2.
 #ifndef PRUNER_COMMON_GRAPH_STAGES_H_
 #define PRUNER_COMMON_GRAPH_STAGES_H_
 

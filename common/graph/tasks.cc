@@ -44,17 +44,21 @@ HeadName HeadOf(const Graph& graph, const GraphNode& node) {
     case NodeKind::kConv2d: {
       const std::vector<int64_t>& w = graph.tensor(node.inputs[1]).shape;
       const bool depthwise = a.groups > 1 && w[1] == 1;
+      // Named by the NCHW sizes in either layout; "_nhwc" ends the name.
+      const int64_t c = x[a.channels_last ? 3 : 1], h = x[a.channels_last ? 1 : 2],
+                    wd = x[a.channels_last ? 2 : 3];
       HeadName head{absl::StrCat(depthwise      ? "depthwise_"
                                  : a.groups > 1 ? "group_"
                                                 : "",
                                  kind),
-                    absl::StrCat("_N", x[0], "_C", x[1], "_H", x[2], "_W", x[3], "_K", w[0], "_R",
-                                 w[2], "_S", w[3])};
+                    absl::StrCat("_N", x[0], "_C", c, "_H", h, "_W", wd, "_K", w[0], "_R", w[2],
+                                 "_S", w[3])};
       AppendWindow(a, &head.shape);
       if (a.dilation_h != 1 || a.dilation_w != 1) {
         absl::StrAppend(&head.shape, "_dilation", a.dilation_h, "x", a.dilation_w);
       }
       if (a.groups > 1 && !depthwise) absl::StrAppend(&head.shape, "_g", a.groups);
+      if (a.channels_last) absl::StrAppend(&head.shape, "_nhwc");
       return head;
     }
     case NodeKind::kDense:
@@ -67,13 +71,18 @@ HeadName HeadOf(const Graph& graph, const GraphNode& node) {
     }
     case NodeKind::kMaxPool2d:
     case NodeKind::kAvgPool2d: {
-      HeadName head{kind, absl::StrCat("_N", x[0], "_C", x[1], "_H", x[2], "_W", x[3], "_R",
-                                       a.kernel_h, "_S", a.kernel_w)};
+      const bool nhwc = a.channels_last;
+      HeadName head{kind, absl::StrCat("_N", x[0], "_C", x[nhwc ? 3 : 1], "_H", x[nhwc ? 1 : 2],
+                                       "_W", x[nhwc ? 2 : 3], "_R", a.kernel_h, "_S", a.kernel_w)};
       AppendWindow(a, &head.shape);
+      if (nhwc) absl::StrAppend(&head.shape, "_nhwc");
       return head;
     }
-    case NodeKind::kGlobalAvgPool2d:
-      return {kind, absl::StrCat("_N", x[0], "_C", x[1], "_H", x[2], "_W", x[3])};
+    case NodeKind::kGlobalAvgPool2d: {
+      const bool nhwc = a.channels_last;
+      return {kind, absl::StrCat("_N", x[0], "_C", x[nhwc ? 3 : 1], "_H", x[nhwc ? 1 : 2], "_W",
+                                 x[nhwc ? 2 : 3], nhwc ? "_nhwc" : "")};
+    }
     default: return {kind, absl::StrCat("_", absl::StrJoin(x, "x"))};
   }
 }

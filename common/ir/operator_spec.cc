@@ -77,6 +77,15 @@ class SpecArgs {
     return *act;
   }
 
+  // layout=nchw (the default) or nhwc: true for channels last.
+  bool ChannelsLast(absl::string_view key) {
+    const std::string* value = Find(key, /*required=*/false);
+    if (value == nullptr || *value == "nchw") return false;
+    if (*value == "nhwc") return true;
+    Fail(absl::StrCat(key, "=", *value, " is not a layout; use nchw or nhwc"));
+    return false;
+  }
+
   // "4x128x768".
   std::vector<int64_t> Shape(absl::string_view key) {
     std::vector<int64_t> shape;
@@ -168,6 +177,7 @@ void ReadConvWindow(SpecArgs& args, Conv2dParams* p) {
   p->dilation_w = args.Int("dilation_w", dilation);
   p->bias = args.Bool("bias", false);
   p->activation = args.Act("act");
+  p->channels_last = args.ChannelsLast("layout");
 }
 
 absl::StatusOr<ComputeDag> BuildConv2d(SpecArgs& args) {
@@ -182,7 +192,7 @@ absl::StatusOr<ComputeDag> BuildConv2d(SpecArgs& args) {
   p.groups = args.Int("groups", 1);
   ReadConvWindow(args, &p);
   PRUNER_RETURN_IF_ERROR(args.Finish());
-  return Conv2dNchw(p);
+  return Conv2d(p);
 }
 
 absl::StatusOr<ComputeDag> BuildDepthwiseConv2d(SpecArgs& args) {
@@ -195,7 +205,7 @@ absl::StatusOr<ComputeDag> BuildDepthwiseConv2d(SpecArgs& args) {
   p.kernel_w = args.Int("S");
   ReadConvWindow(args, &p);
   PRUNER_RETURN_IF_ERROR(args.Finish());
-  return Conv2dNchw(p);
+  return Conv2d(p);
 }
 
 absl::StatusOr<ComputeDag> BuildPool(SpecArgs& args, PoolKind kind) {
@@ -256,13 +266,13 @@ constexpr OperatorEntry kOperators[] = {
      BuildAvgPool},
     {"batch_matmul", "B,M,K,N,[transpose_b=0]", BuildBatchMatmul},
     {"conv2d",
-     "[N=1],C,H,W,K,R,S,[stride=1],[pad=0],[dilation=1],[groups=1],[bias=0],[act=none] "
-     "(stride/pad/dilation also as _h/_w)",
+     "[N=1],C,H,W,K,R,S,[stride=1],[pad=0],[dilation=1],[groups=1],[bias=0],[act=none],"
+     "[layout=nchw|nhwc] (stride/pad/dilation also as _h/_w)",
      BuildConv2d},
     {"dense", "M,K,N,[bias=0],[act=none|relu|gelu]", BuildDense},
     {"depthwise_conv2d",
-     "[N=1],C,H,W,R,S,[stride=1],[pad=0],[dilation=1],[bias=0],[act=none] "
-     "(stride/pad/dilation also as _h/_w)",
+     "[N=1],C,H,W,R,S,[stride=1],[pad=0],[dilation=1],[bias=0],[act=none],"
+     "[layout=nchw|nhwc] (stride/pad/dilation also as _h/_w)",
      BuildDepthwiseConv2d},
     {"layer_norm", "M,N,[eps=1e-5],[affine=1]", BuildLayerNorm},
     {"matmul", "M,K,N", BuildMatmul},

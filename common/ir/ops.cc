@@ -190,24 +190,30 @@ absl::Status CheckWindowFits(absl::string_view op, const char* dim, int64_t in, 
   return absl::OkStatus();
 }
 
-// A "pad" stage: out[n, c, y, x] = X[n, c, y - pad_h, x - pad_w] inside the
-// input and `value` in the border. Returns `input` when there is no padding.
-int PadNchw(DagBuilder& b, int input, int64_t pad_h, int64_t pad_w, double value) {
+// A "pad" stage over the spatial axes h_axis and w_axis of a 4-D input
+// (2 and 3 for NCHW, 1 and 2 for NHWC): out[..., y, ..., x, ...] =
+// X[..., y - pad_h, ..., x - pad_w, ...] inside the input and `value` in the
+// border. Returns `input` when there is no padding.
+int PadSpatial(DagBuilder& b, int input, int64_t pad_h, int64_t pad_w, double value,
+               int h_axis = 2, int w_axis = 3) {
   if (pad_h == 0 && pad_w == 0) return input;
-  const std::vector<int64_t>& s = b.Shape(input);
-  const std::vector<Axis> axes =
-      DagBuilder::AxesLike({s[0], s[1], s[2] + 2 * pad_h, s[3] + 2 * pad_w});
-  return b.Compute("pad", axes, "pad", [&](const std::vector<Expr>& v) {
+  std::vector<int64_t> s = b.Shape(input);
+  std::vector<int64_t> padded = s;
+  padded[h_axis] += 2 * pad_h;
+  padded[w_axis] += 2 * pad_w;
+  return b.Compute("pad", DagBuilder::AxesLike(padded), "pad", [&](const std::vector<Expr>& v) {
     Expr in_bounds = IntImm(1, DType::kBool);
     auto within = [&](const Expr& x, int64_t pad, int64_t extent) {
       if (pad == 0) return;
       in_bounds = And(in_bounds, And(Compare(CompareOp::kGE, x, IntImm(pad)),
                                      Compare(CompareOp::kLT, x, IntImm(extent + pad))));
     };
-    within(v[2], pad_h, s[2]);
-    within(v[3], pad_w, s[3]);
-    Expr inner = b.Read(input, {v[0], v[1], Sub(v[2], IntImm(pad_h)), Sub(v[3], IntImm(pad_w))});
-    return Select(in_bounds, inner, FloatImm(value));
+    within(v[h_axis], pad_h, s[h_axis]);
+    within(v[w_axis], pad_w, s[w_axis]);
+    std::vector<Expr> index = v;
+    index[h_axis] = Sub(v[h_axis], IntImm(pad_h));
+    index[w_axis] = Sub(v[w_axis], IntImm(pad_w));
+    return Select(in_bounds, b.Read(input, std::move(index)), FloatImm(value));
   });
 }
 
@@ -289,7 +295,7 @@ int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
   return (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
 }
 
-absl::StatusOr<ComputeDag> Conv2dNchw(const Conv2dParams& p) {
+absl::StatusOr<ComputeDag> Conv2d(const Conv2dParams& p) {
   constexpr absl::string_view kOp = "conv2d";
   if (absl::Status s = CheckPositive(kOp, {{"N", p.batch},
                                            {"C", p.in_channels},
@@ -331,19 +337,30 @@ absl::StatusOr<ComputeDag> Conv2dNchw(const Conv2dParams& p) {
                                                    : "conv2d";
 
   DagBuilder b(kOp);
-  const int x = b.Placeholder("X", {p.batch, p.in_channels, p.height, p.width});
+  // NCHW: X [N, C, H, W], out [N, K, OH, OW]; NHWC: X [N, H, W, C], out
+  // [N, OH, OW, K]. The weights are OIHW either way (their layout is free:
+  // the compiled kernel reads them in whatever order its loops want).
+  const bool nhwc = p.channels_last;
+  const int x = nhwc ? b.Placeholder("X", {p.batch, p.height, p.width, p.in_channels})
+                     : b.Placeholder("X", {p.batch, p.in_channels, p.height, p.width});
   const int w = b.Weight("W", {p.out_channels, in_per_group, p.kernel_h, p.kernel_w});
   const int bias = p.bias ? b.Weight("bias", {p.out_channels}) : -1;
-  const int padded = PadNchw(b, x, p.pad_h, p.pad_w, 0.0);
+  const int padded = nhwc ? PadSpatial(b, x, p.pad_h, p.pad_w, 0.0, 1, 2)
+                          : PadSpatial(b, x, p.pad_h, p.pad_w, 0.0);
 
   std::vector<Axis> reduce_axes;
   if (!depthwise) reduce_axes.push_back({"rc", in_per_group});
   reduce_axes.push_back({"ry", p.kernel_h});
   reduce_axes.push_back({"rx", p.kernel_w});
+  // Spatial axes in the output's order; the reads below name them by role.
+  const std::vector<Axis> axes =
+      nhwc ? std::vector<Axis>{{"nn", p.batch}, {"yy", out_h}, {"xx", out_w}, {"ff", p.out_channels}}
+           : std::vector<Axis>{{"nn", p.batch}, {"ff", p.out_channels}, {"yy", out_h}, {"xx", out_w}};
+  const int ff_axis = nhwc ? 3 : 1, yy_axis = nhwc ? 1 : 2, xx_axis = nhwc ? 2 : 3;
+  const std::string stage_tag = nhwc ? tag + "_nhwc" : tag;
   int out = b.Compute(
-      tag, {{"nn", p.batch}, {"ff", p.out_channels}, {"yy", out_h}, {"xx", out_w}},
-      reduce_axes, ReduceKind::kSum, tag, [&](const std::vector<Expr>& v) {
-        const Expr& ff = v[1];
+      stage_tag, axes, reduce_axes, ReduceKind::kSum, stage_tag, [&](const std::vector<Expr>& v) {
+        const Expr& ff = v[ff_axis];
         const Expr rc = depthwise ? IntImm(0) : v[4];
         const Expr& ry = v[depthwise ? 4 : 5];
         const Expr& rx = v[depthwise ? 5 : 6];
@@ -352,13 +369,15 @@ absl::StatusOr<ComputeDag> Conv2dNchw(const Conv2dParams& p) {
         Expr channel = p.groups == 1
                            ? rc
                            : Add(Mul(FloorDiv(ff, IntImm(out_per_group)), IntImm(in_per_group)), rc);
-        Expr y = Add(Mul(v[2], IntImm(p.stride_h)), Mul(ry, IntImm(p.dilation_h)));
-        Expr xx = Add(Mul(v[3], IntImm(p.stride_w)), Mul(rx, IntImm(p.dilation_w)));
-        return Mul(b.Read(padded, {v[0], channel, y, xx}), b.Read(w, {ff, rc, ry, rx}));
+        Expr y = Add(Mul(v[yy_axis], IntImm(p.stride_h)), Mul(ry, IntImm(p.dilation_h)));
+        Expr xx = Add(Mul(v[xx_axis], IntImm(p.stride_w)), Mul(rx, IntImm(p.dilation_w)));
+        Expr input = nhwc ? b.Read(padded, {v[0], y, xx, channel})
+                          : b.Read(padded, {v[0], channel, y, xx});
+        return Mul(input, b.Read(w, {ff, rc, ry, rx}));
       });
   if (p.bias) {
     out = b.Pointwise("bias_add", out, "bias_add", [&](Expr value, const std::vector<Expr>& v) {
-      return Add(value, b.Read(bias, {v[1]}));
+      return Add(value, b.Read(bias, {v[ff_axis]}));
     });
   }
   b.Activate(out, p.activation);
@@ -394,7 +413,7 @@ absl::StatusOr<ComputeDag> Pool2d(const Pool2dParams& p) {
   DagBuilder b(op);
   const int x = b.Placeholder("X", {p.batch, p.channels, p.height, p.width});
   const double pad_value = is_max ? std::numeric_limits<float>::lowest() : 0.0;
-  const int padded = PadNchw(b, x, p.pad_h, p.pad_w, pad_value);
+  const int padded = PadSpatial(b, x, p.pad_h, p.pad_w, pad_value);
   const std::vector<Axis> axes = {
       {"nn", p.batch}, {"cc", p.channels}, {"yy", out_h}, {"xx", out_w}};
   const int pooled = b.Compute(

@@ -66,6 +66,8 @@ struct Conv2dParams {
   int64_t groups = 1;
   bool bias = false;
   Activation activation = Activation::kNone;
+  // NHWC instead of NCHW: X [N, H, W, C], output [N, OH, OW, K].
+  bool channels_last = false;
 };
 
 // (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1.
@@ -77,8 +79,10 @@ int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
 // conv stage reduces over rc (C/groups), ry (R), rx (S); when C/groups == 1
 // (depthwise, groups == C) the rc axis is left out. Output:
 // [N, K, ConvOutputSize(H, R, ...), ConvOutputSize(W, S, ...)], then optional
-// "bias_add" (bias: [K]) and activation stages.
-absl::StatusOr<ComputeDag> Conv2dNchw(const Conv2dParams& params);
+// "bias_add" (bias: [K]) and activation stages. With channels_last the input
+// is X: [N, H, W, C] and the output [N, OH, OW, K] (the weights stay OIHW);
+// the conv stage's tag gains "_nhwc" (e.g. "depthwise_conv2d_nhwc").
+absl::StatusOr<ComputeDag> Conv2d(const Conv2dParams& params);
 
 enum class PoolKind : uint8_t { kMax, kAvg };
 

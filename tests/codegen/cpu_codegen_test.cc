@@ -74,7 +74,7 @@ TEST_F(CpuCodegen, Conv2dOutputChannelsInnermostWithTransposedWeights) {
   c.kernel_h = c.kernel_w = 3;
   c.pad_h = c.pad_w = 1;
   const std::string code = Check(
-      Share(Conv2dNchw(c)),
+      Share(Conv2d(c)),
       "CHW 3 local; SP 3 0 1 [1,1,1]; SP 3 4 16 [1,1,8]; SP 3 8 6 [1,1,1]; "
       "SP 3 12 6 [1,1,6]; SP 3 16 8 [1]; SP 3 18 3 [1]; SP 3 20 3 [1]; "
       "RE 3 [0,4,8,12,1,5,9,13,16,18,20,2,6,10,14,17,19,21,3,11,15,7]; "
@@ -101,7 +101,7 @@ TEST_F(CpuCodegen, Conv2dWithInlinedPaddingMatchesReference) {
   c.kernel_w = 3;
   c.pad_h = 1;
   c.pad_w = 1;
-  Check(Share(Conv2dNchw(c)),
+  Check(Share(Conv2d(c)),
         "CI 2; CHW 3 local; SP 3 1 8 [2,2]; SP 3 4 7 [4]; SP 3 7 4 [2]; "
         "RE 3 [0,1,4,2,7,9,5,8,10,3,6]; SP 4 1 8 [4]; CA 3 4 1; AN 4 1 parallel; "
         "AN 4 4 vectorize");

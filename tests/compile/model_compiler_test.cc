@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "common/codegen/child_process.h"
 #include "common/codegen/cpu_runtime_source.h"
@@ -53,8 +54,9 @@ class ModelCompilerTest : public ::testing::Test {
   }
 
   // Compiles `name`, runs it on PyTorch's input, compares with PyTorch's output.
-  CompileReport CompileAndCompare(const std::string& name, const TunedSchedules& tuned) {
-    absl::StatusOr<OnnxModel> model = ImportOnnxFile(ModelPath(name, ".onnx"));
+  CompileReport CompileAndCompare(const std::string& name, const TunedSchedules& tuned,
+                                  const OnnxImportOptions& import = {}) {
+    absl::StatusOr<OnnxModel> model = ImportOnnxFile(ModelPath(name, ".onnx"), import);
     EXPECT_TRUE(model.ok()) << model.status();
     if (!model.ok()) return {};
     const CompileModelOptions options = Options(name);
@@ -96,6 +98,22 @@ TEST_F(ModelCompilerTest, ConvNetWithDefaultSchedulesMatchesPyTorch) {
   EXPECT_GT(r.weight_bytes, 0);
   // Intermediates share the arena.
   EXPECT_LT(r.arena_bytes, r.unshared_bytes);
+}
+
+TEST_F(ModelCompilerTest, ConvNetOnChannelsLastTensorsMatchesPyTorch) {
+  OnnxImportOptions nhwc;
+  nhwc.channels_last = true;
+  const CompileReport r = CompileAndCompare("convnet", NoTunedSchedules(), nhwc);
+  int nhwc_kernels = 0;
+  for (const CompiledKernel& k : r.kernels) {
+    nhwc_kernels += absl::EndsWith(k.name, "_nhwc") ? 1 : 0;
+  }
+  EXPECT_GT(nhwc_kernels, 0);
+  // The model's input and output keep PyTorch's NCHW shapes.
+  ASSERT_NE(loaded_, nullptr);
+  absl::StatusOr<Tensor> input = ReadNpy(ModelPath("convnet", ".input.npy"));
+  ASSERT_TRUE(input.ok());
+  EXPECT_EQ(loaded_->inputs()[0].shape, input->shape);
 }
 
 TEST_F(ModelCompilerTest, EncoderMatchesPyTorchAndSharesKernelsBetweenEqualGroups) {

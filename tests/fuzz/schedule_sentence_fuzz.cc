@@ -40,7 +40,7 @@ const Fixtures& GetFixtures() {
     conv.kernel_w = 3;
     conv.pad_h = 1;
     conv.pad_w = 1;
-    f->dags.push_back(std::make_shared<const pruner::ComputeDag>(*pruner::Conv2dNchw(conv)));
+    f->dags.push_back(std::make_shared<const pruner::ComputeDag>(*pruner::Conv2d(conv)));
     f->devices.push_back(*pruner::GetDeviceProfile("cpu"));
     f->devices.push_back(*pruner::GetDeviceProfile("a100"));
     return f;

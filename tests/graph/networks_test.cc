@@ -200,7 +200,7 @@ TEST(NetworksTest, ResNet50TasksAreTheExpectedConvolutions) {
   p.pad_h = p.pad_w = 3;
   p.bias = true;
   p.activation = Activation::kRelu;
-  absl::StatusOr<ComputeDag> stem = Conv2dNchw(p);
+  absl::StatusOr<ComputeDag> stem = Conv2d(p);
   ASSERT_TRUE(stem.ok());
   EXPECT_EQ(tasks->front().workload_key, stem->WorkloadKey());
   EXPECT_EQ(tasks->front().name, "conv2d_bias_relu_N1_C3_H224_W224_K64_R7_S7_stride2_pad3");

@@ -291,5 +291,40 @@ TEST(OnnxImportTest, SymbolicDimensionsNeedABinding) {
   }
 }
 
+TEST(OnnxImportTest, ChannelsLastRunsTheConvsOnNhwcAndKeepsTheModelsShapes) {
+  absl::StatusOr<OnnxImportOptions> options = ImportOptionsFromFlags({}, "nhwc");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_TRUE(options->channels_last);
+  const absl::Status bad = ImportOptionsFromFlags({}, "nchwc").status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.message(), HasSubstr("--layout nchwc: expected nchw (as exported) or nhwc"));
+
+  const std::string path = ModelPath("convnet", ".onnx");
+  absl::StatusOr<OnnxModel> nchw = ImportOnnxFile(path);
+  absl::StatusOr<OnnxModel> nhwc = ImportOnnxFile(path, *options);
+  ASSERT_TRUE(nchw.ok() && nhwc.ok()) << nchw.status() << nhwc.status();
+  EXPECT_EQ(nhwc->graph.tensor(nhwc->inputs[0]).shape, nchw->graph.tensor(nchw->inputs[0]).shape);
+  EXPECT_EQ(nhwc->graph.tensor(nhwc->outputs[0]).shape,
+            nchw->graph.tensor(nchw->outputs[0]).shape);
+  EXPECT_EQ(nhwc->output_names, nchw->output_names);
+  std::map<NodeKind, int> kinds = KindCounts(nhwc->graph);
+  EXPECT_EQ(kinds[NodeKind::kConv2d], 9);
+  for (const GraphNode& node : nhwc->graph.nodes()) {
+    if (node.kind == NodeKind::kConv2d) EXPECT_TRUE(node.attrs.channels_last) << node.name;
+  }
+  // The same values as PyTorch (the reference executor runs the NHWC graph).
+  absl::StatusOr<Tensor> input = ReadNpy(ModelPath("convnet", ".input.npy"));
+  absl::StatusOr<Tensor> want = ReadNpy(ModelPath("convnet", ".output.npy"));
+  ASSERT_TRUE(input.ok() && want.ok());
+  absl::StatusOr<std::map<TensorId, Tensor>> feeds =
+      ModelFeeds(nhwc->graph, {{nhwc->inputs[0], *input}});
+  ASSERT_TRUE(feeds.ok()) << feeds.status();
+  absl::StatusOr<std::map<TensorId, Tensor>> got =
+      RunGraph(nhwc->graph, *feeds, GraphRunMode::kFused);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const absl::Status close = CheckAllClose(got->at(nhwc->outputs[0]), *want, 1e-3, 1e-4);
+  EXPECT_TRUE(close.ok()) << close;
+}
+
 }  // namespace
 }  // namespace pruner

@@ -38,7 +38,7 @@ void ExpectSameWorkload(const ComputeDag& got, const absl::StatusOr<ComputeDag>&
   EXPECT_EQ(got.WorkloadKey(), want->WorkloadKey());
 }
 
-TEST(StagesTest, ConvBiasReluGroupIsConv2dNchw) {
+TEST(StagesTest, ConvBiasReluGroupIsConv2d) {
   GraphBuilder b;
   b.Relu(b.BiasAdd(b.Conv2d(b.Input("x", {1, 64, 56, 56}), 64, 3, 1, 1)));
   Conv2dParams p;
@@ -49,10 +49,10 @@ TEST(StagesTest, ConvBiasReluGroupIsConv2dNchw) {
   p.pad_h = p.pad_w = 1;
   p.bias = true;
   p.activation = Activation::kRelu;
-  ExpectSameWorkload(OnlyTask(std::move(b)), Conv2dNchw(p));
+  ExpectSameWorkload(OnlyTask(std::move(b)), Conv2d(p));
 }
 
-TEST(StagesTest, DepthwiseAndGroupedConvsMatchConv2dNchw) {
+TEST(StagesTest, DepthwiseAndGroupedConvsMatchConv2d) {
   {
     GraphBuilder b;
     b.BiasAdd(b.Conv2d(b.Input("x", {1, 32, 15, 15}), 32, 3, 2, 1, /*groups=*/32));
@@ -63,7 +63,7 @@ TEST(StagesTest, DepthwiseAndGroupedConvsMatchConv2dNchw) {
     p.stride_h = p.stride_w = 2;
     p.pad_h = p.pad_w = 1;
     p.bias = true;
-    ExpectSameWorkload(OnlyTask(std::move(b)), Conv2dNchw(p));
+    ExpectSameWorkload(OnlyTask(std::move(b)), Conv2d(p));
   }
   {
     GraphBuilder b;
@@ -75,7 +75,40 @@ TEST(StagesTest, DepthwiseAndGroupedConvsMatchConv2dNchw) {
     p.groups = 4;
     p.height = p.width = 9;
     p.kernel_h = p.kernel_w = 1;
-    ExpectSameWorkload(OnlyTask(std::move(b)), Conv2dNchw(p));
+    ExpectSameWorkload(OnlyTask(std::move(b)), Conv2d(p));
+  }
+}
+
+TEST(StagesTest, ChannelsLastConvGroupIsConv2dInNhwc) {
+  GraphBuilder b;
+  const TensorId x = b.Input("x", {1, 15, 15, 32});  // NHWC
+  const TensorId w = b.Weight("w", {32, 1, 3, 3});
+  NodeAttrs conv;
+  conv.stride_h = conv.stride_w = 2;
+  conv.pad_h = conv.pad_w = 1;
+  conv.groups = 32;
+  conv.channels_last = true;
+  NodeAttrs bias;
+  bias.axis = 3;
+  b.Relu6(b.AddNode(NodeKind::kBiasAdd, {b.AddNode(NodeKind::kConv2d, {x, w}, conv),
+                                         b.Weight("b", {32})},
+                    bias));
+  Conv2dParams p;
+  p.in_channels = p.out_channels = p.groups = 32;
+  p.height = p.width = 15;
+  p.kernel_h = p.kernel_w = 3;
+  p.stride_h = p.stride_w = 2;
+  p.pad_h = p.pad_w = 1;
+  p.bias = true;
+  p.channels_last = true;
+  // ops.h has no relu6: compare the conv + bias part, and the whole group's name.
+  absl::StatusOr<ComputeDag> want = Conv2d(p);
+  ASSERT_TRUE(want.ok()) << want.status();
+  const ComputeDag got = OnlyTask(std::move(b));
+  ASSERT_GE(got.ops().size(), want->ops().size());
+  for (size_t i = 0; i < want->ops().size(); ++i) {
+    EXPECT_EQ(got.op(static_cast<int>(i)).shape, want->op(static_cast<int>(i)).shape);
+    EXPECT_EQ(got.op(static_cast<int>(i)).attrs, want->op(static_cast<int>(i)).attrs);
   }
 }
 

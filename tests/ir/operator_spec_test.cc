@@ -34,7 +34,7 @@ TEST(BuildOperatorTest, MatchesTheDirectBuilders) {
   absl::StatusOr<ComputeDag> conv = BuildOperator(
       "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,dilation=1,groups=1");
   ASSERT_TRUE(conv.ok()) << conv.status();
-  EXPECT_EQ(conv->CanonicalText(), Conv2dNchw(p)->CanonicalText());
+  EXPECT_EQ(conv->CanonicalText(), Conv2d(p)->CanonicalText());
 
   // Spaces around keys and values are ignored; _h/_w override the pair key.
   absl::StatusOr<ComputeDag> spaced = BuildOperator(" softmax : M = 128 , N = 1000 ");
@@ -84,6 +84,8 @@ TEST(BuildOperatorTest, ExplainsBadSpecs) {
   ExpectSpecError("conv2d:C=30,H=8,W=8,K=8,R=3,S=3,groups=4",
                   "conv2d: C=30 is not divisible by groups=4");
   ExpectSpecError("conv2d:C=3,H=2,W=8,K=8,R=3,S=3", "conv2d: the height kernel spans 3");
+  ExpectSpecError("conv2d:C=3,H=8,W=8,K=8,R=3,S=3,layout=chwn",
+                  "conv2d: layout=chwn is not a layout; use nchw or nhwc");
   ExpectSpecError("max_pool2d:C=8,H=8,W=8", "max_pool2d: missing required key 'kernel'");
   ExpectSpecError("avg_pool2d:C=8,H=8,W=8,kernel=2,pad=2", "must be at most half the kernel");
   ExpectSpecError("layer_norm:M=4,N=8,eps=tiny", "layer_norm: eps=tiny is not a number");

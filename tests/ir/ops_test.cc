@@ -3,6 +3,9 @@
 
 #include <iostream>
 
+#include "common/ir/reference.h"
+#include "common/ir/tensor.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -91,7 +94,7 @@ Conv2dParams ResNetConv() {
 }
 
 TEST(Conv2dTest, BuildsPadAndConvStages) {
-  absl::StatusOr<ComputeDag> dag = Conv2dNchw(ResNetConv());
+  absl::StatusOr<ComputeDag> dag = Conv2d(ResNetConv());
   ASSERT_TRUE(dag.ok()) << dag.status();
   EXPECT_THAT(OpNames(*dag), ElementsAre("X", "W", "pad", "conv2d"));
   ExpectAllIdsArePositions(*dag);
@@ -100,6 +103,76 @@ TEST(Conv2dTest, BuildsPadAndConvStages) {
   EXPECT_EQ(dag->op(3).shape, (std::vector<int64_t>{1, 64, 56, 56}));
   EXPECT_EQ(ToString(dag->op(3).body), "(pad[nn, rc, (yy + ry), (xx + rx)] * W[ff, rc, ry, rx])");
   // The pad stage's integer guards cost nothing; the conv is 2 flops per MAC.
+  EXPECT_EQ(dag->FlopCount(), 2.0 * 64 * 56 * 56 * 64 * 3 * 3);
+}
+
+// A 4-D tensor with its axes permuted: out axis i is t's axis perm[i].
+Tensor Permute4d(const Tensor& t, const std::vector<int>& perm) {
+  std::vector<int64_t> shape;
+  for (int axis : perm) shape.push_back(t.shape[axis]);
+  Tensor out = Tensor::Zeros(shape);
+  for (int64_t flat = 0; flat < NumElements(shape); ++flat) {
+    const std::vector<int64_t> index = UnflattenIndex(flat, shape);
+    std::vector<int64_t> from(4);
+    for (int i = 0; i < 4; ++i) from[perm[i]] = index[i];
+    out.at(index) = t.at(from);
+  }
+  return out;
+}
+
+TEST(Conv2dTest, ChannelsLastComputesTheNchwResultInNhwc) {
+  std::vector<Conv2dParams> cases;
+  cases.push_back(ResNetConv());
+  cases.back().in_channels = cases.back().out_channels = 8;
+  cases.back().height = cases.back().width = 9;
+  Conv2dParams depthwise;  // MobileNet's stride-2 depthwise, with its epilogue
+  depthwise.in_channels = depthwise.out_channels = depthwise.groups = 16;
+  depthwise.height = depthwise.width = 11;
+  depthwise.kernel_h = depthwise.kernel_w = 3;
+  depthwise.stride_h = depthwise.stride_w = 2;
+  depthwise.pad_h = depthwise.pad_w = 1;
+  depthwise.bias = true;
+  depthwise.activation = Activation::kRelu;
+  cases.push_back(depthwise);
+  Conv2dParams grouped;  // groups, dilation, uneven padding, batch 2
+  grouped.batch = 2;
+  grouped.in_channels = 8;
+  grouped.out_channels = 12;
+  grouped.groups = 4;
+  grouped.height = 10;
+  grouped.width = 7;
+  grouped.kernel_h = 3;
+  grouped.kernel_w = 2;
+  grouped.dilation_h = 2;
+  grouped.pad_w = 1;
+  grouped.bias = true;
+  cases.push_back(grouped);
+  for (Conv2dParams p : cases) {
+    absl::StatusOr<ComputeDag> nchw = Conv2d(p);
+    p.channels_last = true;
+    absl::StatusOr<ComputeDag> nhwc = Conv2d(p);
+    ASSERT_TRUE(nchw.ok() && nhwc.ok()) << nchw.status() << nhwc.status();
+    EXPECT_NE(nchw->WorkloadKey(), nhwc->WorkloadKey());
+    std::vector<Tensor> inputs = RandomInputs(*nchw, 7);
+    absl::StatusOr<std::vector<Tensor>> want = RunReference(*nchw, inputs);
+    inputs[0] = Permute4d(inputs[0], {0, 2, 3, 1});  // X to NHWC; the weights stay OIHW
+    absl::StatusOr<std::vector<Tensor>> got = RunReference(*nhwc, inputs);
+    ASSERT_TRUE(want.ok() && got.ok()) << want.status() << got.status();
+    EXPECT_EQ((*got)[0].shape, Permute4d((*want)[0], {0, 2, 3, 1}).shape);
+    EXPECT_TRUE(CheckAllClose(Permute4d((*got)[0], {0, 3, 1, 2}), (*want)[0], 1e-6, 1e-6).ok());
+  }
+}
+
+TEST(Conv2dTest, ChannelsLastTagsItsConvStage) {
+  Conv2dParams p = ResNetConv();
+  p.channels_last = true;
+  absl::StatusOr<ComputeDag> dag = Conv2d(p);
+  ASSERT_TRUE(dag.ok()) << dag.status();
+  EXPECT_THAT(OpNames(*dag), ElementsAre("X", "W", "pad", "conv2d_nhwc"));
+  EXPECT_EQ(dag->op(0).shape, (std::vector<int64_t>{1, 56, 56, 64}));
+  EXPECT_EQ(dag->op(2).shape, (std::vector<int64_t>{1, 58, 58, 64}));
+  EXPECT_EQ(dag->op(3).shape, (std::vector<int64_t>{1, 56, 56, 64}));
+  EXPECT_EQ(ToString(dag->op(3).body), "(pad[nn, (yy + ry), (xx + rx), rc] * W[ff, rc, ry, rx])");
   EXPECT_EQ(dag->FlopCount(), 2.0 * 64 * 56 * 56 * 64 * 3 * 3);
 }
 
@@ -118,7 +191,7 @@ TEST(Conv2dTest, HandlesStrideDilationGroupsAndEpilogue) {
   p.groups = 4;
   p.bias = true;
   p.activation = Activation::kRelu;
-  absl::StatusOr<ComputeDag> dag = Conv2dNchw(p);
+  absl::StatusOr<ComputeDag> dag = Conv2d(p);
   ASSERT_TRUE(dag.ok()) << dag.status();
   EXPECT_THAT(OpNames(*dag), ElementsAre("X", "W", "bias", "pad", "group_conv2d", "bias_add", "relu"));
   const int64_t out_h = ConvOutputSize(15, 3, 2, 0, 2);
@@ -138,7 +211,7 @@ TEST(Conv2dTest, DepthwiseDropsTheChannelReduction) {
   Conv2dParams p = ResNetConv();
   p.groups = 64;
   p.stride_h = p.stride_w = 2;
-  absl::StatusOr<ComputeDag> dag = Conv2dNchw(p);
+  absl::StatusOr<ComputeDag> dag = Conv2d(p);
   ASSERT_TRUE(dag.ok()) << dag.status();
   const Op& conv = dag->op(3);
   EXPECT_EQ(conv.name, "depthwise_conv2d");
@@ -152,7 +225,7 @@ TEST(Conv2dTest, DepthwiseDropsTheChannelReduction) {
 TEST(Conv2dTest, NoPaddingMeansNoPadStage) {
   Conv2dParams p = ResNetConv();
   p.pad_h = p.pad_w = 0;
-  absl::StatusOr<ComputeDag> dag = Conv2dNchw(p);
+  absl::StatusOr<ComputeDag> dag = Conv2d(p);
   ASSERT_TRUE(dag.ok());
   EXPECT_THAT(OpNames(*dag), ElementsAre("X", "W", "conv2d"));
   EXPECT_EQ(dag->op(2).shape, (std::vector<int64_t>{1, 64, 54, 54}));
@@ -161,33 +234,33 @@ TEST(Conv2dTest, NoPaddingMeansNoPadStage) {
 TEST(Conv2dTest, RejectsBadArguments) {
   Conv2dParams p = ResNetConv();
   p.in_channels = 0;
-  ExpectInvalid(Conv2dNchw(p), "conv2d: C must be positive, got 0");
+  ExpectInvalid(Conv2d(p), "conv2d: C must be positive, got 0");
   p = ResNetConv();
   p.in_channels = 30;
   p.groups = 4;
-  ExpectInvalid(Conv2dNchw(p), "conv2d: C=30 is not divisible by groups=4");
+  ExpectInvalid(Conv2d(p), "conv2d: C=30 is not divisible by groups=4");
   p = ResNetConv();
   p.out_channels = 30;
   p.groups = 4;
   p.in_channels = 64;
-  ExpectInvalid(Conv2dNchw(p), "conv2d: K=30 is not divisible by groups=4");
+  ExpectInvalid(Conv2d(p), "conv2d: K=30 is not divisible by groups=4");
   p = ResNetConv();
   p.height = 2;
   p.pad_h = 0;
-  ExpectInvalid(Conv2dNchw(p), "conv2d: the height kernel spans 3");
+  ExpectInvalid(Conv2d(p), "conv2d: the height kernel spans 3");
   p = ResNetConv();
   p.width = 3;
   p.pad_w = 0;
   p.dilation_w = 2;
-  ExpectInvalid(Conv2dNchw(p),
+  ExpectInvalid(Conv2d(p),
                 "the width kernel spans 5 (kernel 3, dilation 2) but the padded input width is "
                 "only 3");
   p = ResNetConv();
   p.pad_h = -1;
-  ExpectInvalid(Conv2dNchw(p), "conv2d: pad_h must be non-negative, got -1");
+  ExpectInvalid(Conv2d(p), "conv2d: pad_h must be non-negative, got -1");
   p = ResNetConv();
   p.stride_w = 0;
-  ExpectInvalid(Conv2dNchw(p), "conv2d: stride_w must be positive, got 0");
+  ExpectInvalid(Conv2d(p), "conv2d: stride_w must be positive, got 0");
 }
 
 Pool2dParams MaxPool() {

@@ -69,7 +69,7 @@ TEST(ReferenceTest, ConvWithPaddingAndStride2ByHand) {
   Tensor x = Tensor::Zeros({1, 1, 4, 4});
   for (int i = 0; i < 16; ++i) x.data[i] = static_cast<float>(i + 1);
   const Tensor w = FromValues({1, 1, 3, 3}, std::vector<float>(9, 1.0f));
-  const Tensor out = RunSingleOutput(Conv2dNchw(p), {x, w});
+  const Tensor out = RunSingleOutput(Conv2d(p), {x, w});
   EXPECT_THAT(out.shape, ElementsAre(1, 1, 2, 2));
   // 3x3 window sums centred on (0,0), (0,2), (2,0), (2,2) of the zero-padded
   // grid 1..16: 1+2+5+6, 2+3+4+6+7+8, 5+6+9+10+13+14, 6+7+8+10+11+12+14+15+16.
@@ -112,7 +112,7 @@ TEST(ReferenceTest, DepthwiseConvMatchesLoop) {
   p.pad_h = p.pad_w = 1;
   const Tensor x = RandomTensor({2, 3, 9, 7}, 1);
   const Tensor w = RandomTensor({3, 1, 3, 3}, 2);
-  const Tensor out = RunSingleOutput(Conv2dNchw(p), {x, w});
+  const Tensor out = RunSingleOutput(Conv2d(p), {x, w});
   const absl::Status close = CheckAllClose(out, LoopConv(p, x, w), 1e-5, 1e-6);
   EXPECT_TRUE(close.ok()) << close;
 }
@@ -133,7 +133,7 @@ TEST(ReferenceTest, GroupedDilatedConvMatchesLoop) {
   p.dilation_h = 2;
   const Tensor x = RandomTensor({1, 8, 11, 10}, 3);
   const Tensor w = RandomTensor({12, 2, 3, 2}, 4);
-  const Tensor out = RunSingleOutput(Conv2dNchw(p), {x, w});
+  const Tensor out = RunSingleOutput(Conv2d(p), {x, w});
   const absl::Status close = CheckAllClose(out, LoopConv(p, x, w), 1e-5, 1e-6);
   EXPECT_TRUE(close.ok()) << close;
 }
@@ -239,7 +239,7 @@ TEST(ReferenceTest, RunReferenceAllKeepsIntermediates) {
   p.out_channels = 1;
   p.kernel_h = p.kernel_w = 1;
   p.pad_h = p.pad_w = 1;
-  absl::StatusOr<ComputeDag> dag = Conv2dNchw(p);
+  absl::StatusOr<ComputeDag> dag = Conv2d(p);
   ASSERT_TRUE(dag.ok());
   const Tensor x = FromValues({1, 1, 2, 2}, {1, 2, 3, 4});
   const Tensor w = FromValues({1, 1, 1, 1}, {2});

@@ -27,7 +27,7 @@ std::shared_ptr<const ComputeDag> SmallConv() {
   p.kernel_h = 3;
   p.kernel_w = 3;
   p.pad_h = p.pad_w = 1;
-  return Share(Conv2dNchw(p));
+  return Share(Conv2d(p));
 }
 
 // conv2d with the output channels innermost in the register tile (the

@@ -52,7 +52,7 @@ TEST(LowerCpu, Conv2dWithInlinedPaddingMatchesReference) {
   // Stages: X, W, pad, conv2d. The padding select is inlined into the conv
   // (whose output rows are split 7 = 2 x 4 with a tail), the conv computes
   // through a local cache attached at its outer channel tile.
-  auto dag = Share(Conv2dNchw(SmallConv()));
+  auto dag = Share(Conv2d(SmallConv()));
   const std::string steps =
       "CI 2; CHW 3 local; SP 3 1 8 [2,2]; SP 3 4 7 [4]; SP 3 7 4 [2]; "
       "RE 3 [0,1,4,2,7,9,5,8,10,3,6]; SP 4 1 8 [4]; CA 3 4 1; AN 4 1 parallel; "

@@ -49,7 +49,7 @@ TEST(LowerGpu, Conv2dWithPaddingInlinedIntoSharedStage) {
   c.kernel_w = 3;
   c.pad_h = 1;
   c.pad_w = 1;
-  auto dag = Share(Conv2dNchw(c));
+  auto dag = Share(Conv2d(c));
   const std::string steps =
       "CHW 3 local; SP 3 1 8 [2,2,1]; SP 3 5 7 [1,7,1]; SP 3 10 4 [2]; "
       "RE 3 [0,1,5,2,6,3,7,10,12,4,8,9,11,13]; "

@@ -1,0 +1,185 @@
+#include "common/graph/channels_last.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/graph/graph_builder.h"
+
+namespace pruner {
+namespace {
+
+const std::vector<int> kToNhwc = {0, 2, 3, 1};
+const std::vector<int> kToNchw = {0, 3, 1, 2};
+
+std::vector<int64_t> Permuted(const std::vector<int64_t>& shape, const std::vector<int>& perm) {
+  std::vector<int64_t> out;
+  for (int axis : perm) out.push_back(shape[axis]);
+  return out;
+}
+
+// True when permuting `shape` by `perm` keeps the order of its elements in
+// memory: the axes of extent > 1 stay in the same relative order.
+bool PermutationIsView(const std::vector<int64_t>& shape, const std::vector<int>& perm) {
+  int last = -1;
+  for (int axis : perm) {
+    if (shape[axis] == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
+bool IsUnaryElementwise(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kRelu:
+    case NodeKind::kRelu6:
+    case NodeKind::kGelu:
+    case NodeKind::kScale:
+    case NodeKind::kErf:
+    case NodeKind::kTanh:
+    case NodeKind::kSqrt:
+    case NodeKind::kSigmoid:
+    case NodeKind::kPow: return true;
+    default: return false;
+  }
+}
+
+bool IsPool(NodeKind kind) {
+  return kind == NodeKind::kMaxPool2d || kind == NodeKind::kAvgPool2d ||
+         kind == NodeKind::kGlobalAvgPool2d;
+}
+
+bool IsBinaryElementwise(NodeKind kind) {
+  return kind == NodeKind::kAdd || kind == NodeKind::kMultiply || kind == NodeKind::kSubtract ||
+         kind == NodeKind::kDivide;
+}
+
+class Rewriter {
+ public:
+  explicit Rewriter(const Graph& graph)
+      : old_(graph),
+        b_(graph.name()),
+        nchw_(graph.tensors().size(), -1),
+        nhwc_(graph.tensors().size(), -1) {}
+
+  absl::StatusOr<ChannelsLastGraph> Run() && {
+    for (TensorId id = 0; id < static_cast<TensorId>(old_.tensors().size()); ++id) {
+      const GraphTensor& t = old_.tensor(id);
+      if (t.kind == TensorKind::kInput) nchw_[id] = b_.Input(t.name, t.shape, t.dtype);
+      if (t.kind == TensorKind::kWeight) nchw_[id] = b_.Weight(t.name, t.shape, t.data, t.dtype);
+    }
+    for (const GraphNode& node : old_.nodes()) Rewrite(node);
+    for (TensorId out : old_.outputs()) b_.MarkOutput(Nchw(out));
+    ChannelsLastGraph result;
+    result.convs_rewritten = convs_;
+    result.transposes_added = transposes_;
+    absl::StatusOr<Graph> graph = std::move(b_).Build();
+    if (!graph.ok()) {
+      return absl::InternalError(
+          absl::StrCat("channels-last rewrite of '", old_.name(), "': ", graph.status().message()));
+    }
+    result.graph = *std::move(graph);
+    result.tensor_map = std::move(nchw_);
+    return result;
+  }
+
+ private:
+  bool Is4d(TensorId id) const { return old_.tensor(id).shape.size() == 4; }
+
+  // The rewritten tensor holding `id` in NCHW (its original layout).
+  TensorId Nchw(TensorId id) {
+    if (nchw_[id] < 0) nchw_[id] = Permute(id, nhwc_[id], kToNchw, ".nchw");
+    return nchw_[id];
+  }
+
+  TensorId Nhwc(TensorId id) {
+    if (nhwc_[id] < 0) nhwc_[id] = Permute(id, nchw_[id], kToNhwc, ".nhwc");
+    return nhwc_[id];
+  }
+
+  // x (the rewritten tensor of old tensor `id`) permuted, named after `id`.
+  TensorId Permute(TensorId id, TensorId x, const std::vector<int>& perm, const char* suffix) {
+    const std::vector<int64_t>& shape = b_.Shape(x);
+    const std::string name = absl::StrCat(old_.tensor(id).name, suffix);
+    NodeAttrs a;
+    if (PermutationIsView(shape, perm)) {
+      a.shape = Permuted(shape, perm);
+      return b_.AddNode(NodeKind::kReshape, {x}, a, name);
+    }
+    ++transposes_;
+    a.perm = perm;
+    return b_.AddNode(NodeKind::kTranspose, {x}, a, name);
+  }
+
+  // Whether the rewritten producer of `id` made it NHWC.
+  bool ProducedNhwc(TensorId id) const { return nhwc_[id] >= 0 && nchw_[id] < 0; }
+
+  // An element-wise node goes NHWC when one of its inputs was made NHWC, its
+  // other 4-D inputs are at hand in NHWC too (a residual add's two branches),
+  // and nothing broadcasts across the layouts: every other input is a single
+  // value, or the bias of a bias_add over the channel axis.
+  bool FollowsNhwc(const GraphNode& node) const {
+    if (node.kind == NodeKind::kBiasAdd) {
+      return node.attrs.axis == 1 && Is4d(node.inputs[0]) && ProducedNhwc(node.inputs[0]);
+    }
+    if (!IsUnaryElementwise(node.kind) && !IsBinaryElementwise(node.kind)) return false;
+    const std::vector<int64_t>& out = old_.tensor(node.output).shape;
+    bool any_nhwc = false;
+    for (TensorId in : node.inputs) {
+      const std::vector<int64_t>& s = old_.tensor(in).shape;
+      if (s.size() == 4 && s == out && nhwc_[in] >= 0) {
+        any_nhwc = any_nhwc || ProducedNhwc(in);
+        continue;
+      }
+      int64_t elements = 1;
+      for (int64_t d : s) elements *= d;
+      if (elements != 1) return false;
+    }
+    return any_nhwc;
+  }
+
+  void Rewrite(const GraphNode& node) {
+    if (node.kind == NodeKind::kConv2d && Is4d(node.inputs[0]) && !node.attrs.channels_last) {
+      NodeAttrs a = node.attrs;
+      a.channels_last = true;
+      nhwc_[node.output] =
+          b_.AddNode(NodeKind::kConv2d, {Nhwc(node.inputs[0]), Nchw(node.inputs[1])}, a, node.name);
+      ++convs_;
+      return;
+    }
+    // A pooling follows its input into NHWC: it reads the same amount either
+    // way, and stays between two NHWC convolutions without a copy.
+    if (IsPool(node.kind) && !node.attrs.channels_last && ProducedNhwc(node.inputs[0])) {
+      NodeAttrs a = node.attrs;
+      a.channels_last = true;
+      nhwc_[node.output] = b_.AddNode(node.kind, {Nhwc(node.inputs[0])}, a, node.name);
+      return;
+    }
+    if (FollowsNhwc(node)) {
+      NodeAttrs a = node.attrs;
+      if (node.kind == NodeKind::kBiasAdd) a.axis = 3;
+      std::vector<TensorId> inputs;
+      for (TensorId in : node.inputs) inputs.push_back(Is4d(in) ? Nhwc(in) : Nchw(in));
+      nhwc_[node.output] = b_.AddNode(node.kind, std::move(inputs), a, node.name);
+      return;
+    }
+    std::vector<TensorId> inputs;
+    for (TensorId in : node.inputs) inputs.push_back(Nchw(in));
+    nchw_[node.output] = b_.AddNode(node.kind, std::move(inputs), node.attrs, node.name);
+  }
+
+  const Graph& old_;
+  GraphBuilder b_;
+  std::vector<TensorId> nchw_;  // old tensor -> rewritten tensor in NCHW, or -1
+  std::vector<TensorId> nhwc_;  // old 4-D tensor -> rewritten tensor in NHWC, or -1
+  int convs_ = 0;
+  int transposes_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<ChannelsLastGraph> ToChannelsLast(const Graph& graph) {
+  return Rewriter(graph).Run();
+}
+
+}  // namespace pruner
