@@ -290,8 +290,83 @@ struct pruner_model {
     }
   }
 
+  // A batch of 2-D transposes: out[b][c][r] = in[b][r][c], in [batch, rows,
+  // cols]. Work items are square tiles, so that both the reads and the
+  // writes of a tile stay within a few cache lines per row.
+  static constexpr int64_t kTile = 32;
+  struct Transpose2dJob {
+    const float* in;
+    float* out;
+    int64_t rows, cols;
+    int64_t row_tiles, col_tiles;
+  };
+
+  static void Transpose2dTiles(void* closure, int64_t begin, int64_t end) {
+    const Transpose2dJob& j = *static_cast<const Transpose2dJob*>(closure);
+    const int64_t tiles_per_batch = j.row_tiles * j.col_tiles;
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t b = t / tiles_per_batch;
+      const int64_t r0 = (t % tiles_per_batch) / j.col_tiles * kTile;
+      const int64_t c0 = (t % j.col_tiles) * kTile;
+      const int64_t r1 = r0 + kTile < j.rows ? r0 + kTile : j.rows;
+      const int64_t c1 = c0 + kTile < j.cols ? c0 + kTile : j.cols;
+      const float* in = j.in + b * j.rows * j.cols;
+      float* out = j.out + b * j.rows * j.cols;
+      for (int64_t c = c0; c < c1; ++c) {
+        for (int64_t r = r0; r < r1; ++r) out[c * j.rows + r] = in[r * j.cols + c];
+      }
+    }
+  }
+
+  // Whether permuting `dims` by `perm` is a batch of 2-D transposes once
+  // axes of extent 1 are dropped and axes that stay next to each other are
+  // merged: NCHW <-> NHWC is [N, C, H*W] <-> [N, H*W, C].
+  static bool AsBatchedTranspose(const std::vector<int64_t>& dims,
+                                 const std::vector<int64_t>& perm, int64_t* batch,
+                                 int64_t* rows, int64_t* cols) {
+    std::vector<int64_t> kept;  // input axes of extent > 1, in output order
+    for (int64_t axis : perm) {
+      if (dims[axis] > 1) kept.push_back(axis);
+    }
+    auto next_kept = [&](int64_t axis) {
+      for (int64_t a = axis + 1; a < static_cast<int64_t>(dims.size()); ++a) {
+        if (dims[a] > 1) return a;
+      }
+      return int64_t{-1};
+    };
+    std::vector<int64_t> first, extent;  // per merged group, in output order
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (i > 0 && next_kept(kept[i - 1]) == kept[i]) {
+        extent.back() *= dims[kept[i]];
+      } else {
+        first.push_back(kept[i]);
+        extent.push_back(dims[kept[i]]);
+      }
+    }
+    if (first.size() == 2 && first[0] > first[1]) {
+      *batch = 1;
+      *rows = extent[1];
+      *cols = extent[0];
+      return true;
+    }
+    if (first.size() == 3 && first[0] < first[2] && first[2] < first[1]) {
+      *batch = extent[0];
+      *rows = extent[2];
+      *cols = extent[1];
+      return true;
+    }
+    return false;
+  }
+
   static void Transpose(const float* in, float* out, const std::vector<int64_t>& dims,
                         const std::vector<int64_t>& perm) {
+    int64_t batch = 0, rows_2d = 0, cols_2d = 0;
+    if (AsBatchedTranspose(dims, perm, &batch, &rows_2d, &cols_2d)) {
+      Transpose2dJob t{in, out, rows_2d, cols_2d, (rows_2d + kTile - 1) / kTile,
+                       (cols_2d + kTile - 1) / kTile};
+      pruner_cpu_parallel_for(&Transpose2dTiles, &t, batch * t.row_tiles * t.col_tiles);
+      return;
+    }
     TransposeJob j;
     j.in = in;
     j.out = out;

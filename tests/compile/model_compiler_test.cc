@@ -16,6 +16,8 @@
 #include "common/compile/default_schedule.h"
 #include "common/device/device_profile.h"
 #include "common/graph/fusion.h"
+#include "common/graph/graph_builder.h"
+#include "common/graph/graph_reference.h"
 #include "common/ir/npy.h"
 #include "common/schedule/step.h"
 #include "gmock/gmock.h"
@@ -232,6 +234,36 @@ TEST_F(ModelCompilerTest, ConcatAndSliceRunAsCopiesAndMatchPyTorch) {
   }
   EXPECT_EQ(kernels, 3);
   EXPECT_EQ(copies, 3 * 2 + 4);  // three two-way concats, four slices
+}
+
+// NCHW <-> NHWC transposes run as tiled 2-D transposes (a batch of them for
+// N > 1); other permutations row by row. Against the reference executor.
+TEST_F(ModelCompilerTest, TransposesMatchTheReference) {
+  GraphBuilder b("transposes");
+  const TensorId x = b.Input("x", {2, 5, 37, 3});  // NHWC, odd sizes: partial tiles
+  TensorId y = b.Relu(b.Transpose(x, {0, 3, 1, 2}));  // to NCHW [2, 3, 5, 37]
+  y = b.Add(b.Transpose(y, {0, 2, 3, 1}), x);         // back to NHWC
+  y = b.Relu(b.Transpose(y, {0, 2, 1, 3}));           // [2, 37, 5, 3]: row copies
+  absl::StatusOr<Graph> graph = std::move(b).Build();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  OnnxModel model;
+  model.graph = *graph;
+  model.inputs = {x};
+  model.outputs = {y};
+  model.input_names = {"x"};
+  model.output_names = {"y"};
+  const CompileModelOptions options = Options("transposes");
+  absl::StatusOr<CompileReport> report = CompileModel(model, NoTunedSchedules(), options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  absl::StatusOr<std::unique_ptr<CompiledModel>> loaded = CompiledModel::Load(options.out_path, 2);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const Tensor input = RandomTensor({2, 5, 37, 3}, 11);
+  absl::StatusOr<std::vector<Tensor>> got = (*loaded)->Run({input});
+  absl::StatusOr<std::map<TensorId, Tensor>> want =
+      RunGraph(*graph, {{x, input}}, GraphRunMode::kFused);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_TRUE(CheckAllClose((*got)[0], want->at(y), 0, 0).ok());
 }
 
 // A user's program: it includes pruner_model.hpp (what `pruner compile`
