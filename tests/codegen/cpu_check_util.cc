@@ -189,6 +189,9 @@ std::vector<std::string> CpuCheckOperators() {
       "conv2d:N=1,C=4,H=10,W=11,K=6,R=1,S=7,pad_w=3",
       "conv2d:N=1,C=3,H=13,W=11,K=5,R=3,S=3,stride=2,pad=1",
       "depthwise_conv2d:N=1,C=6,H=11,W=11,R=3,S=3,stride=2,pad=1",
+      // Channels last, as `--layout nhwc` runs a model's convolutions.
+      "conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1,layout=nhwc",
+      "depthwise_conv2d:N=1,C=16,H=11,W=11,R=3,S=3,stride=2,pad=1,bias=1,act=relu,layout=nhwc",
       "max_pool2d:C=3,H=9,W=9,kernel=3,stride=2,pad=1",
       "avg_pool2d:C=3,H=10,W=10,kernel=2",
       "softmax:M=8,N=40",
