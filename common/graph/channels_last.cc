@@ -29,29 +29,9 @@ bool PermutationIsView(const std::vector<int64_t>& shape, const std::vector<int>
   return true;
 }
 
-bool IsUnaryElementwise(NodeKind kind) {
-  switch (kind) {
-    case NodeKind::kRelu:
-    case NodeKind::kRelu6:
-    case NodeKind::kGelu:
-    case NodeKind::kScale:
-    case NodeKind::kErf:
-    case NodeKind::kTanh:
-    case NodeKind::kSqrt:
-    case NodeKind::kSigmoid:
-    case NodeKind::kPow: return true;
-    default: return false;
-  }
-}
-
 bool IsPool(NodeKind kind) {
   return kind == NodeKind::kMaxPool2d || kind == NodeKind::kAvgPool2d ||
          kind == NodeKind::kGlobalAvgPool2d;
-}
-
-bool IsBinaryElementwise(NodeKind kind) {
-  return kind == NodeKind::kAdd || kind == NodeKind::kMultiply || kind == NodeKind::kSubtract ||
-         kind == NodeKind::kDivide;
 }
 
 class Rewriter {
@@ -122,7 +102,7 @@ class Rewriter {
     if (node.kind == NodeKind::kBiasAdd) {
       return node.attrs.axis == 1 && Is4d(node.inputs[0]) && ProducedNhwc(node.inputs[0]);
     }
-    if (!IsUnaryElementwise(node.kind) && !IsBinaryElementwise(node.kind)) return false;
+    if (ClassOf(node.kind) != NodeClass::kElementwise) return false;
     const std::vector<int64_t>& out = old_.tensor(node.output).shape;
     bool any_nhwc = false;
     for (TensorId in : node.inputs) {

@@ -52,18 +52,23 @@ TEST(StagesTest, ConvBiasReluGroupIsConv2d) {
   ExpectSameWorkload(OnlyTask(std::move(b)), Conv2d(p));
 }
 
+// Depthwise 3x3 over 32 channels of 15x15, stride 2, pad 1, with bias.
+Conv2dParams StridedDepthwise32() {
+  Conv2dParams p;
+  p.in_channels = p.out_channels = p.groups = 32;
+  p.height = p.width = 15;
+  p.kernel_h = p.kernel_w = 3;
+  p.stride_h = p.stride_w = 2;
+  p.pad_h = p.pad_w = 1;
+  p.bias = true;
+  return p;
+}
+
 TEST(StagesTest, DepthwiseAndGroupedConvsMatchConv2d) {
   {
     GraphBuilder b;
     b.BiasAdd(b.Conv2d(b.Input("x", {1, 32, 15, 15}), 32, 3, 2, 1, /*groups=*/32));
-    Conv2dParams p;
-    p.in_channels = p.out_channels = p.groups = 32;
-    p.height = p.width = 15;
-    p.kernel_h = p.kernel_w = 3;
-    p.stride_h = p.stride_w = 2;
-    p.pad_h = p.pad_w = 1;
-    p.bias = true;
-    ExpectSameWorkload(OnlyTask(std::move(b)), Conv2d(p));
+    ExpectSameWorkload(OnlyTask(std::move(b)), Conv2d(StridedDepthwise32()));
   }
   {
     GraphBuilder b;
@@ -93,13 +98,7 @@ TEST(StagesTest, ChannelsLastConvGroupIsConv2dInNhwc) {
   b.Relu6(b.AddNode(NodeKind::kBiasAdd, {b.AddNode(NodeKind::kConv2d, {x, w}, conv),
                                          b.Weight("b", {32})},
                     bias));
-  Conv2dParams p;
-  p.in_channels = p.out_channels = p.groups = 32;
-  p.height = p.width = 15;
-  p.kernel_h = p.kernel_w = 3;
-  p.stride_h = p.stride_w = 2;
-  p.pad_h = p.pad_w = 1;
-  p.bias = true;
+  Conv2dParams p = StridedDepthwise32();
   p.channels_last = true;
   // ops.h has no relu6: compare the conv + bias part, and the whole group's name.
   absl::StatusOr<ComputeDag> want = Conv2d(p);
