@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/graph/graph_builder.h"
+#include "common/ir/tensor.h"
 
 namespace pruner {
 namespace {
@@ -111,9 +112,7 @@ class Rewriter {
         any_nhwc = any_nhwc || ProducedNhwc(in);
         continue;
       }
-      int64_t elements = 1;
-      for (int64_t d : s) elements *= d;
-      if (elements != 1) return false;
+      if (NumElements(s) != 1) return false;
     }
     return any_nhwc;
   }

@@ -66,8 +66,7 @@ int Conv2dStages(StageBuilder& b, const NodeAttrs& a, int x, int w) {
                     : a.groups > 1                 ? "group_conv2d"
                                                    : "conv2d";
   if (nhwc) tag += "_nhwc";
-  const int padded = nhwc ? PadSpatial(b, x, a.pad_h, a.pad_w, 0.0, 1, 2)
-                          : PadSpatial(b, x, a.pad_h, a.pad_w, 0.0);
+  const int padded = PadSpatial(b, x, a.pad_h, a.pad_w, 0.0, nhwc ? 1 : 2, nhwc ? 2 : 3);
   std::vector<Axis> reduce_axes;
   if (!single_channel) reduce_axes.push_back({"rc", in_per_group});
   reduce_axes.push_back({"ry", kernel_h});

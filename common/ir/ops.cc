@@ -341,12 +341,13 @@ absl::StatusOr<ComputeDag> Conv2d(const Conv2dParams& p) {
   // [N, OH, OW, K]. The weights are OIHW either way (their layout is free:
   // the compiled kernel reads them in whatever order its loops want).
   const bool nhwc = p.channels_last;
-  const int x = nhwc ? b.Placeholder("X", {p.batch, p.height, p.width, p.in_channels})
-                     : b.Placeholder("X", {p.batch, p.in_channels, p.height, p.width});
+  const std::vector<int64_t> x_shape =
+      nhwc ? std::vector<int64_t>{p.batch, p.height, p.width, p.in_channels}
+           : std::vector<int64_t>{p.batch, p.in_channels, p.height, p.width};
+  const int x = b.Placeholder("X", x_shape);
   const int w = b.Weight("W", {p.out_channels, in_per_group, p.kernel_h, p.kernel_w});
   const int bias = p.bias ? b.Weight("bias", {p.out_channels}) : -1;
-  const int padded = nhwc ? PadSpatial(b, x, p.pad_h, p.pad_w, 0.0, 1, 2)
-                          : PadSpatial(b, x, p.pad_h, p.pad_w, 0.0);
+  const int padded = PadSpatial(b, x, p.pad_h, p.pad_w, 0.0, nhwc ? 1 : 2, nhwc ? 2 : 3);
 
   std::vector<Axis> reduce_axes;
   if (!depthwise) reduce_axes.push_back({"rc", in_per_group});
