@@ -232,9 +232,7 @@ int main(int argc, char** argv) {
   auto* demo = app.add_subcommand("demo", "tour the engine on real operators (CPU and A100)");
   demo->add_option("--n", demo_n, "schedules per operator and device")->check(CLI::Range(1, 10000));
 
-  const std::string kLayoutHelp =
-      "with --model: nchw (as exported) or nhwc (the convolutions on channels-last tensors, "
-      "faster on CPUs for depthwise and 1x1 convolutions); tune and compile with the same";
+  const std::string kLayoutHelp = pruner::kModelLayoutHelp;
   pruner::TuneCommand tune_command;
   pruner::TuningOptions& topt = tune_command.options;
   const std::string network_help =

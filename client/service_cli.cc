@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "client/service_commands.h"
+#include "common/graph/onnx_import.h"
 #include "common/tune/strategy_spec.h"
 
 namespace pruner {
@@ -59,9 +60,7 @@ void AddSubmitFlags(CLI::App* submit, SubmitFlags* f) {
               "ONNX model file: its fused tasks (not its weights) go to the server");
   submit->add_option("--shape", f->shapes,
                      "NAME=VALUE: bind a symbolic input dimension of --model (repeatable)");
-  submit->add_option("--layout", f->layout,
-                     "nchw (as exported) or nhwc (convolutions on channels-last tensors; compile "
-                     "with the same)")
+  submit->add_option("--layout", f->layout, kModelLayoutHelp)
       ->capture_default_str();
   AddOptional(submit, "--target", &f->target,
               "device key to tune for: a worker's (see `pruner workers`) or a built-in profile");

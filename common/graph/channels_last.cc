@@ -1,10 +1,13 @@
 #include "common/graph/channels_last.h"
 
+#include <map>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/graph/graph_builder.h"
 #include "common/ir/tensor.h"
+#include "common/ir/winograd.h"
 
 namespace pruner {
 namespace {
@@ -37,8 +40,9 @@ bool IsPool(NodeKind kind) {
 
 class Rewriter {
  public:
-  explicit Rewriter(const Graph& graph)
+  Rewriter(const Graph& graph, const ChannelsLastOptions& options)
       : old_(graph),
+        options_(options),
         b_(graph.name()),
         nchw_(graph.tensors().size(), -1),
         nhwc_(graph.tensors().size(), -1) {}
@@ -53,6 +57,7 @@ class Rewriter {
     for (TensorId out : old_.outputs()) b_.MarkOutput(Nchw(out));
     ChannelsLastGraph result;
     result.convs_rewritten = convs_;
+    result.winograd_convs = winograd_convs_;
     result.transposes_added = transposes_;
     absl::StatusOr<Graph> graph = std::move(b_).Build();
     if (!graph.ok()) {
@@ -117,10 +122,47 @@ class Rewriter {
     return any_nhwc;
   }
 
+  // A conv with a Winograd form whose weight is a [K, C, 3, 3] weight of
+  // the graph (not computed), so that it can be packed once here.
+  bool TakesWinograd(const GraphNode& node) const {
+    const GraphTensor& w = old_.tensor(node.inputs[1]);
+    const NodeAttrs& a = node.attrs;
+    return options_.winograd && w.kind == TensorKind::kWeight && w.shape.size() == 4 &&
+           CheckWinogradEligible(w.shape[2], w.shape[3], a.stride_h, a.stride_w, a.dilation_h,
+                                 a.dilation_w, a.groups, a.pad_h, a.pad_w,
+                                 old_.tensor(node.inputs[0]).shape[2],
+                                 old_.tensor(node.inputs[0]).shape[3])
+               .ok();
+  }
+
+  // The packed [4, 4, C, K] form of OIHW weight `id`, made once per weight.
+  TensorId PackedWeight(TensorId id) {
+    auto it = packed_.find(id);
+    if (it != packed_.end()) return it->second;
+    const GraphTensor& w = old_.tensor(id);
+    const int64_t k = w.shape[0], c = w.shape[1];
+    std::shared_ptr<const std::vector<float>> data;
+    if (w.data != nullptr) {
+      data = std::make_shared<const std::vector<float>>(WinogradPackWeights(*w.data, k, c));
+    }
+    const TensorId packed = b_.Weight(absl::StrCat(w.name, ".winograd"),
+                                      {kWinogradAlpha, kWinogradAlpha, c, k}, data, w.dtype);
+    packed_.emplace(id, packed);
+    return packed;
+  }
+
   void Rewrite(const GraphNode& node) {
     if (node.kind == NodeKind::kConv2d && Is4d(node.inputs[0]) && !node.attrs.channels_last) {
       NodeAttrs a = node.attrs;
       a.channels_last = true;
+      if (TakesWinograd(node)) {
+        a.winograd = true;
+        nhwc_[node.output] = b_.AddNode(
+            NodeKind::kConv2d, {Nhwc(node.inputs[0]), PackedWeight(node.inputs[1])}, a, node.name);
+        ++convs_;
+        ++winograd_convs_;
+        return;
+      }
       nhwc_[node.output] =
           b_.AddNode(NodeKind::kConv2d, {Nhwc(node.inputs[0]), Nchw(node.inputs[1])}, a, node.name);
       ++convs_;
@@ -148,17 +190,21 @@ class Rewriter {
   }
 
   const Graph& old_;
+  const ChannelsLastOptions options_;
   GraphBuilder b_;
   std::vector<TensorId> nchw_;  // old tensor -> rewritten tensor in NCHW, or -1
   std::vector<TensorId> nhwc_;  // old 4-D tensor -> rewritten tensor in NHWC, or -1
+  std::map<TensorId, TensorId> packed_;  // OIHW weight -> its Winograd-packed weight
   int convs_ = 0;
+  int winograd_convs_ = 0;
   int transposes_ = 0;
 };
 
 }  // namespace
 
-absl::StatusOr<ChannelsLastGraph> ToChannelsLast(const Graph& graph) {
-  return Rewriter(graph).Run();
+absl::StatusOr<ChannelsLastGraph> ToChannelsLast(const Graph& graph,
+                                                  const ChannelsLastOptions& options) {
+  return Rewriter(graph, options).Run();
 }
 
 }  // namespace pruner

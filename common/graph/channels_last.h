@@ -27,6 +27,16 @@
 
 namespace pruner {
 
+struct ChannelsLastOptions {
+  // 3x3 stride-1 convolutions of a weight the graph holds become Winograd
+  // F(2x2, 3x3) convolutions (NodeAttrs::winograd) reading a packed
+  // [4, 4, C, K] weight "<weight>.winograd", packed here when the graph
+  // carries the weight's values: 16 multiplies per 2x2 output tile and
+  // channel pair instead of 36, as TVM's CPU schedules do for ResNet's 3x3
+  // convolutions.
+  bool winograd = false;
+};
+
 struct ChannelsLastGraph {
   Graph graph;
   // For each tensor of the original graph, the tensor of `graph` holding the
@@ -35,10 +45,12 @@ struct ChannelsLastGraph {
   // Inputs, weights and outputs always have one.
   std::vector<TensorId> tensor_map;
   int convs_rewritten = 0;
+  int winograd_convs = 0;  // of convs_rewritten
   int transposes_added = 0;  // copies; reshapes (views) are not counted
 };
 
-absl::StatusOr<ChannelsLastGraph> ToChannelsLast(const Graph& graph);
+absl::StatusOr<ChannelsLastGraph> ToChannelsLast(const Graph& graph,
+                                                  const ChannelsLastOptions& options = {});
 
 }  // namespace pruner
 

@@ -29,7 +29,7 @@ using TensorId = int;
 enum class NodeKind : uint8_t {
   // Anchors: ops with a reduction that start a fused group.
   kConv2d,           // (x [N,C,H,W], w [K,C/groups,R,S]) -> [N,K,OH,OW]; NHWC with
-                     // attrs.channels_last
+                     // attrs.channels_last; w [4,4,C,K] with attrs.winograd
   kDense,            // (x [M,K], w [N,K]) -> [M,N]
   kBatchMatmul,      // (a [B,M,K], b [B,K,N] or [B,N,K] with transpose_b) -> [B,M,N]
   kMaxPool2d,        // (x [N,C,H,W]) -> [N,C,OH,OW]; NHWC with attrs.channels_last
@@ -87,6 +87,10 @@ struct NodeAttrs {
   // [N,OH,OW,K]; a conv's weight stays [K,C/groups,R,S]). Set by the
   // channels-last rewrite (channels_last.h), never by an importer.
   bool channels_last = false;
+  // conv2d with channels_last, 3x3 and stride 1: Winograd F(2x2, 3x3)
+  // (common/ir/winograd.h). The weight input is then the packed [4,4,C,K]
+  // weight, not OIHW. Set by the channels-last rewrite, never by an importer.
+  bool winograd = false;
   bool transpose_b = false;    // batch_matmul
   // bias_add: the axis the bias runs along; softmax: the last axis (or -1);
   // gather, concat, slice: the axis they work on (non-negative).

@@ -237,11 +237,12 @@ absl::StatusOr<OnnxImportOptions> ImportOptionsFromFlags(const std::vector<std::
                                                          const std::string& layout) {
   OnnxImportOptions options;
   for (const std::string& s : shapes) PRUNER_RETURN_IF_ERROR(ParseShapeBinding(s, &options));
-  if (layout != "nchw" && layout != "nhwc") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--layout ", layout, ": expected nchw (as exported) or nhwc"));
+  if (layout != "nchw" && layout != "nhwc" && layout != "nhwc-winograd") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--layout ", layout, ": expected nchw (as exported), nhwc or nhwc-winograd"));
   }
-  options.channels_last = layout == "nhwc";
+  options.channels_last = layout != "nchw";
+  options.winograd = layout == "nhwc-winograd";
   return options;
 }
 
@@ -319,7 +320,8 @@ absl::StatusOr<OnnxModel> ImportOnnxBytes(const std::string& bytes, const std::s
   }
   out->producer = absl::StrCat(model.producer_name(), " ", model.producer_version());
   if (options.channels_last) {
-    PRUNER_ASSIGN_OR_RETURN(ChannelsLastGraph rewritten, ToChannelsLast(out->graph));
+    PRUNER_ASSIGN_OR_RETURN(ChannelsLastGraph rewritten,
+                            ToChannelsLast(out->graph, {.winograd = options.winograd}));
     for (TensorId& id : out->inputs) id = rewritten.tensor_map[id];
     for (TensorId& id : out->outputs) id = rewritten.tensor_map[id];
     out->graph = std::move(rewritten.graph);

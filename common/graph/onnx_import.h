@@ -46,6 +46,9 @@ struct OnnxImportOptions {
   // Run the convolutions on NHWC tensors (channels_last.h): what
   // `--layout nhwc` sets. Inputs and outputs stay as the model declares them.
   bool channels_last = false;
+  // With channels_last: 3x3 stride-1 convolutions as Winograd F(2x2, 3x3)
+  // (ChannelsLastOptions::winograd): what `--layout nhwc-winograd` sets.
+  bool winograd = false;
 };
 
 struct OnnxModel {
@@ -72,12 +75,20 @@ absl::StatusOr<OnnxModel> ImportOnnxBytes(const std::string& bytes, const std::s
 absl::Status ParseShapeBinding(const std::string& text, OnnxImportOptions* options);
 
 // The layout the CLI's --layout takes when not given: NHWC, faster on this
-// project's CPUs for every convolution measured (bench/README.md, "Your
+// project's CPUs for every convolution measured, with Winograd for the 3x3
+// stride-1 convolutions, faster again after tuning (bench/README.md, "Your
 // model against PyTorch").
-inline constexpr const char* kDefaultModelLayout = "nhwc";
+inline constexpr const char* kDefaultModelLayout = "nhwc-winograd";
+
+// What --layout says in every command that reads a model.
+inline constexpr const char* kModelLayoutHelp =
+    "with --model: nchw (as exported), nhwc (the convolutions on channels-last tensors, faster "
+    "on CPUs for depthwise and 1x1 convolutions) or nhwc-winograd (nhwc, with 3x3 stride-1 "
+    "convolutions as Winograd F(2x2,3x3)); tune and compile with the same";
 
 // Import options from every --shape flag given and the --layout flag
-// ("nchw": as exported; "nhwc": channels_last).
+// ("nchw": as exported; "nhwc": channels_last; "nhwc-winograd": channels_last
+// and winograd).
 absl::StatusOr<OnnxImportOptions> ImportOptionsFromFlags(const std::vector<std::string>& shapes,
                                                          const std::string& layout);
 

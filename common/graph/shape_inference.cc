@@ -9,6 +9,7 @@
 #include "common/base/absl_compat.h"
 #include "common/ir/ops.h"
 #include "common/ir/tensor.h"
+#include "common/ir/winograd.h"
 
 namespace pruner {
 namespace {
@@ -59,6 +60,22 @@ class Checker {
   std::string prefix_;
 };
 
+// NHWC x [N,H,W,C] and the packed weight [4,4,C,K] (winograd.h).
+absl::StatusOr<Shape> WinogradConv2dShape(const Checker& c, const NodeAttrs& a, const Shape& x,
+                                          const Shape& w) {
+  if (!a.channels_last) return c.Error("a Winograd convolution needs channels_last (NHWC)");
+  if (w[0] != kWinogradAlpha || w[1] != kWinogradAlpha || w[2] != x[3]) {
+    return c.Error("Winograd weight ", ShapeToString(w), " must be [4, 4, ", x[3],
+                   ", K] for input ", ShapeToString(x));
+  }
+  const absl::Status eligible =
+      CheckWinogradEligible(3, 3, a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups,
+                            a.pad_h, a.pad_w, x[1], x[2]);
+  if (!eligible.ok()) return c.Error(eligible.message());
+  const WinogradShape s{.height = x[1], .width = x[2], .pad_h = a.pad_h, .pad_w = a.pad_w};
+  return Shape{x[0], s.out_h(), s.out_w(), w[3]};
+}
+
 absl::StatusOr<Shape> Conv2dShape(const Checker& c, const NodeAttrs& a,
                                   const std::vector<Shape>& in) {
   PRUNER_RETURN_IF_ERROR(c.Arity(in, 2));
@@ -66,6 +83,7 @@ absl::StatusOr<Shape> Conv2dShape(const Checker& c, const NodeAttrs& a,
   const Shape& w = in[1];
   PRUNER_RETURN_IF_ERROR(c.Rank("input", x, 4));
   PRUNER_RETURN_IF_ERROR(c.Rank("weight", w, 4));
+  if (a.winograd) return WinogradConv2dShape(c, a, x, w);
   PRUNER_RETURN_IF_ERROR(c.Positive("groups", a.groups));
   PRUNER_RETURN_IF_ERROR(c.Positive("stride_h", a.stride_h));
   PRUNER_RETURN_IF_ERROR(c.Positive("stride_w", a.stride_w));

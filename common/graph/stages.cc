@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/absl_compat.h"
 #include "common/graph/shape_inference.h"
+#include "common/ir/winograd.h"
 
 namespace pruner {
 namespace {
@@ -54,6 +55,16 @@ int Conv2dStages(StageBuilder& b, const NodeAttrs& a, int x, int w) {
   const bool nhwc = a.channels_last;
   const std::vector<int64_t> xs = b.Shape(x);
   const std::vector<int64_t> ws = b.Shape(w);
+  if (a.winograd) {  // x NHWC, w packed [4, 4, C, K]; shape inference checked the rest
+    return WinogradConv2dStages(b, x, w,
+                                {.batch = xs[0],
+                                 .height = xs[1],
+                                 .width = xs[2],
+                                 .in_channels = xs[3],
+                                 .out_channels = ws[3],
+                                 .pad_h = a.pad_h,
+                                 .pad_w = a.pad_w});
+  }
   const int64_t kernel_h = ws[2], kernel_w = ws[3];
   const int64_t in_h = xs[nhwc ? 1 : 2], in_w = xs[nhwc ? 2 : 3];
   const int64_t out_h = (in_h + 2 * a.pad_h - a.dilation_h * (kernel_h - 1) - 1) / a.stride_h + 1;

@@ -43,6 +43,13 @@ HeadName HeadOf(const Graph& graph, const GraphNode& node) {
   switch (node.kind) {
     case NodeKind::kConv2d: {
       const std::vector<int64_t>& w = graph.tensor(node.inputs[1]).shape;
+      if (a.winograd) {  // NHWC x, packed w [4, 4, C, K]
+        HeadName head{absl::StrCat(kind, "_winograd"),
+                      absl::StrCat("_N", x[0], "_C", x[3], "_H", x[1], "_W", x[2], "_K", w[3])};
+        AppendWindow(a, &head.shape);
+        absl::StrAppend(&head.shape, "_nhwc");
+        return head;
+      }
       const bool depthwise = a.groups > 1 && w[1] == 1;
       // Named by the NCHW sizes in either layout; "_nhwc" ends the name.
       const int64_t c = x[a.channels_last ? 3 : 1], h = x[a.channels_last ? 1 : 2],

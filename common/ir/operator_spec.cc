@@ -195,6 +195,23 @@ absl::StatusOr<ComputeDag> BuildConv2d(SpecArgs& args) {
   return Conv2d(p);
 }
 
+absl::StatusOr<ComputeDag> BuildConv2dWinograd(SpecArgs& args) {
+  Conv2dParams p;
+  p.batch = args.Int("N", 1);
+  p.in_channels = args.Int("C");
+  p.height = args.Int("H");
+  p.width = args.Int("W");
+  p.out_channels = args.Int("K");
+  p.kernel_h = p.kernel_w = 3;
+  const int64_t pad = args.Int("pad", 1);
+  p.pad_h = args.Int("pad_h", pad);
+  p.pad_w = args.Int("pad_w", pad);
+  p.bias = args.Bool("bias", false);
+  p.activation = args.Act("act");
+  PRUNER_RETURN_IF_ERROR(args.Finish());
+  return Conv2dWinograd(p);
+}
+
 absl::StatusOr<ComputeDag> BuildDepthwiseConv2d(SpecArgs& args) {
   Conv2dParams p;
   p.batch = args.Int("N", 1);
@@ -269,6 +286,10 @@ constexpr OperatorEntry kOperators[] = {
      "[N=1],C,H,W,K,R,S,[stride=1],[pad=0],[dilation=1],[groups=1],[bias=0],[act=none],"
      "[layout=nchw|nhwc] (stride/pad/dilation also as _h/_w)",
      BuildConv2d},
+    {"conv2d_winograd",
+     "[N=1],C,H,W,K,[pad=1],[bias=0],[act=none] (3x3, stride 1, NHWC; the weight is "
+     "Winograd-packed [4,4,C,K]; pad also as _h/_w)",
+     BuildConv2dWinograd},
     {"dense", "M,K,N,[bias=0],[act=none|relu|gelu]", BuildDense},
     {"depthwise_conv2d",
      "[N=1],C,H,W,R,S,[stride=1],[pad=0],[dilation=1],[bias=0],[act=none],"

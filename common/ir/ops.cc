@@ -10,6 +10,7 @@
 #include "common/base/absl_compat.h"
 #include "common/base/status_macros.h"
 #include "common/ir/tensor.h"
+#include "common/ir/winograd.h"
 
 namespace pruner {
 namespace {
@@ -379,6 +380,35 @@ absl::StatusOr<ComputeDag> Conv2d(const Conv2dParams& p) {
   if (p.bias) {
     out = b.Pointwise("bias_add", out, "bias_add", [&](Expr value, const std::vector<Expr>& v) {
       return Add(value, b.Read(bias, {v[ff_axis]}));
+    });
+  }
+  b.Activate(out, p.activation);
+  return std::move(b).Build();
+}
+
+absl::StatusOr<ComputeDag> Conv2dWinograd(const Conv2dParams& p) {
+  constexpr absl::string_view kOp = "conv2d_winograd";
+  PRUNER_RETURN_IF_ERROR(CheckPositive(
+      kOp, {{"N", p.batch}, {"C", p.in_channels}, {"H", p.height}, {"W", p.width},
+            {"K", p.out_channels}}));
+  PRUNER_RETURN_IF_ERROR(CheckWinogradEligible(p.kernel_h, p.kernel_w, p.stride_h, p.stride_w,
+                                               p.dilation_h, p.dilation_w, p.groups, p.pad_h,
+                                               p.pad_w, p.height, p.width));
+  const WinogradShape shape{.batch = p.batch,
+                            .height = p.height,
+                            .width = p.width,
+                            .in_channels = p.in_channels,
+                            .out_channels = p.out_channels,
+                            .pad_h = p.pad_h,
+                            .pad_w = p.pad_w};
+  DagBuilder b(kOp);
+  const int x = b.Placeholder("X", {p.batch, p.height, p.width, p.in_channels});
+  const int u = b.Weight("U", {kWinogradAlpha, kWinogradAlpha, p.in_channels, p.out_channels});
+  const int bias = p.bias ? b.Weight("bias", {p.out_channels}) : -1;
+  int out = WinogradConv2dStages(b, x, u, shape);
+  if (p.bias) {
+    out = b.Pointwise("bias_add", out, "bias_add", [&](Expr value, const std::vector<Expr>& v) {
+      return Add(value, b.Read(bias, {v[3]}));
     });
   }
   b.Activate(out, p.activation);

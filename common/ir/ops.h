@@ -84,6 +84,14 @@ int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
 // the conv stage's tag gains "_nhwc" (e.g. "depthwise_conv2d_nhwc").
 absl::StatusOr<ComputeDag> Conv2d(const Conv2dParams& params);
 
+// Conv2d's NHWC 3x3 stride-1 convolution as Winograd F(2x2, 3x3) stages
+// (common/ir/winograd.h): X [N, H, W, C] and the packed weight "U"
+// [4, 4, C, K] (WinogradPackWeights of the OIHW weight), output
+// [N, OH, OW, K], then optional "bias_add" and activation stages as in
+// Conv2d. channels_last is implied; kernel, stride, dilation and groups must
+// be what CheckWinogradEligible accepts.
+absl::StatusOr<ComputeDag> Conv2dWinograd(const Conv2dParams& params);
+
 enum class PoolKind : uint8_t { kMax, kAvg };
 
 struct Pool2dParams {

@@ -67,7 +67,7 @@ absl::StatusOr<std::vector<SketchCandidate>> FuseIntoConsumerAtLevels(
     const SketchContext& ctx, const SketchCandidate& tiled, int producer, int consumer,
     const std::vector<int>& followed_splits, const std::function<std::string(int)>& trace);
 
-// CPU: AlwaysInline, AddRfactor, AddCacheWrite, MultiLevelTilingWithFusion,
+// CPU: SimplifyComputeWithConstTensor, AlwaysInline, AddRfactor, AddCacheWrite, MultiLevelTilingWithFusion,
 // MultiLevelTiling, SkipStage.
 SketchRuleList CpuSketchRules();
 // GPU: AddCacheRead, AlwaysInline, RfactorReduction (our stand-in for
@@ -83,6 +83,7 @@ std::unique_ptr<SketchRule> MakeAddCacheWriteRule();
 std::unique_ptr<SketchRule> MakeMultiLevelTilingRule();
 std::unique_ptr<SketchRule> MakeMultiLevelTilingWithFusionRule();
 std::unique_ptr<SketchRule> MakeCpuRfactorRule();
+std::unique_ptr<SketchRule> MakeSimplifyTransformRule();
 std::unique_ptr<SketchRule> MakeGpuRfactorRule();
 
 }  // namespace pruner

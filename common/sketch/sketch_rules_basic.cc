@@ -68,6 +68,7 @@ std::unique_ptr<SketchRule> MakeAlwaysInlineRule() { return std::make_unique<Alw
 
 SketchRuleList CpuSketchRules() {
   SketchRuleList rules;
+  rules.push_back(MakeSimplifyTransformRule());
   rules.push_back(MakeAlwaysInlineRule());
   rules.push_back(MakeCpuRfactorRule());
   rules.push_back(MakeAddCacheWriteRule());

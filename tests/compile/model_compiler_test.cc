@@ -118,6 +118,18 @@ TEST_F(ModelCompilerTest, ConvNetOnChannelsLastTensorsMatchesPyTorch) {
   EXPECT_EQ(loaded_->inputs()[0].shape, input->shape);
 }
 
+TEST_F(ModelCompilerTest, ConvNetWithWinogradConvolutionsMatchesPyTorch) {
+  OnnxImportOptions winograd;
+  winograd.channels_last = true;
+  winograd.winograd = true;
+  const CompileReport r = CompileAndCompare("convnet", NoTunedSchedules(), winograd);
+  int winograd_kernels = 0;
+  for (const CompiledKernel& k : r.kernels) {
+    winograd_kernels += absl::StartsWith(k.name, "conv2d_winograd") ? 1 : 0;
+  }
+  EXPECT_GT(winograd_kernels, 0);
+}
+
 TEST_F(ModelCompilerTest, EncoderMatchesPyTorchAndSharesKernelsBetweenEqualGroups) {
   const CompileReport r = CompileAndCompare("encoder", NoTunedSchedules());
   int occurrences = 0;

@@ -4,9 +4,11 @@
 #include "common/graph/channels_last.h"
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "common/graph/graph_builder.h"
 #include "common/graph/graph_reference.h"
 #include "common/graph/tasks.h"
@@ -144,6 +146,82 @@ TEST(ChannelsLastTest, PoolingsFollowIntoNhwcAndAPermutationOfUnitAxesIsAView) {
   ASSERT_TRUE(r1.ok()) << r1.status();
   EXPECT_EQ(r1->transposes_added, 0);
   EXPECT_EQ(CountNodes(r1->graph, NodeKind::kReshape), 2);
+}
+
+// A ResNet basic block on a 7x7 map (odd, so the last Winograd tiles are
+// partial) whose weights carry values, plus a stride-2 and a grouped 3x3
+// conv, which have no Winograd form.
+Graph BasicBlockWithValues() {
+  GraphBuilder b("basic_block");
+  int weights = 0;
+  auto conv = [&](TensorId x, int64_t in_channels, int64_t out_channels, int64_t stride,
+                  int64_t groups) {
+    Tensor w = Tensor::Zeros({out_channels, in_channels / groups, 3, 3});
+    FillRandom(&w, 500 + weights);
+    const TensorId weight =
+        b.Weight(absl::StrCat("w", weights++), w.shape,
+                 std::make_shared<const std::vector<float>>(std::move(w.data)));
+    NodeAttrs a;
+    a.stride_h = a.stride_w = stride;
+    a.pad_h = a.pad_w = 1;
+    a.groups = groups;
+    return b.AddNode(NodeKind::kConv2d, {x, weight}, a);
+  };
+  const TensorId x = b.Input("x", {1, 8, 7, 7});
+  TensorId y = b.Relu(b.BiasAdd(conv(x, 8, 8, 1, 1)));
+  y = b.Relu(b.Add(b.BiasAdd(conv(y, 8, 8, 1, 1)), x));
+  y = b.Relu(conv(y, 8, 16, 2, 1));
+  conv(y, 16, 16, 1, 4);
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  EXPECT_TRUE(g.ok()) << g.status();
+  return g.ok() ? *std::move(g) : Graph();
+}
+
+TEST(ChannelsLastTest, WinogradConvolutionsComputeTheSameOutputsFromPackedWeights) {
+  const Graph nchw = BasicBlockWithValues();
+  absl::StatusOr<ChannelsLastGraph> rewritten = ToChannelsLast(nchw, {.winograd = true});
+  ASSERT_TRUE(rewritten.ok()) << rewritten.status();
+  EXPECT_EQ(rewritten->convs_rewritten, 4);
+  EXPECT_EQ(rewritten->winograd_convs, 2);
+  const Graph& g = rewritten->graph;
+  for (const GraphNode& node : g.nodes()) {
+    if (node.kind != NodeKind::kConv2d || !node.attrs.winograd) continue;
+    EXPECT_EQ(g.tensor(node.inputs[1]).shape, (std::vector<int64_t>{4, 4, 8, 8}));
+    EXPECT_TRUE(absl::EndsWith(g.tensor(node.inputs[1]).name, ".winograd"));
+  }
+  absl::StatusOr<std::vector<GraphTask>> tasks = ExtractTasks(g);
+  ASSERT_TRUE(tasks.ok()) << tasks.status();
+  std::vector<std::string> names;
+  for (const GraphTask& t : *tasks) names.push_back(t.name);
+  EXPECT_THAT(names, ::testing::IsSupersetOf(
+                         {"conv2d_winograd_bias_relu_N1_C8_H7_W7_K8_pad1_nhwc",
+                          "conv2d_winograd_bias_add_relu_N1_C8_H7_W7_K8_pad1_nhwc",
+                          "conv2d_relu_N1_C8_H7_W7_K16_R3_S3_stride2_pad1_nhwc",
+                          "group_conv2d_N1_C16_H4_W4_K16_R3_S3_pad1_g4_nhwc"}));
+
+  // Both graphs run on the same random feeds, except that the conv weights
+  // keep their own values, from which the packed weights were made.
+  std::map<TensorId, Tensor> feeds = RandomFeeds(nchw, 100);
+  for (auto& [id, value] : feeds) {
+    if (nchw.tensor(id).data != nullptr) value.data = *nchw.tensor(id).data;
+  }
+  std::map<TensorId, Tensor> mapped_feeds;
+  for (const auto& [id, value] : feeds) mapped_feeds[rewritten->tensor_map[id]] = value;
+  for (TensorId id = 0; id < static_cast<TensorId>(g.tensors().size()); ++id) {
+    const GraphTensor& t = g.tensor(id);
+    if (t.kind != TensorKind::kWeight || mapped_feeds.count(id) != 0) continue;
+    ASSERT_NE(t.data, nullptr) << t.name;
+    Tensor packed = Tensor::Zeros(t.shape);
+    packed.data = *t.data;
+    mapped_feeds[id] = std::move(packed);
+  }
+  absl::StatusOr<std::map<TensorId, Tensor>> want = RunGraph(nchw, feeds, GraphRunMode::kFused);
+  absl::StatusOr<std::map<TensorId, Tensor>> got = RunGraph(g, mapped_feeds, GraphRunMode::kFused);
+  ASSERT_TRUE(want.ok() && got.ok()) << want.status() << got.status();
+  const TensorId out = nchw.outputs()[0];
+  const absl::Status close =
+      CheckAllClose(got->at(rewritten->tensor_map[out]), want->at(out), 1e-4, 1e-4);
+  EXPECT_TRUE(close.ok()) << close;
 }
 
 }  // namespace

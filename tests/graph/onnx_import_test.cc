@@ -291,13 +291,30 @@ TEST(OnnxImportTest, SymbolicDimensionsNeedABinding) {
   }
 }
 
+// The exported convnet's output for its fixed input, run by the reference
+// executor on `model`'s graph, equals PyTorch's.
+void ExpectConvnetMatchesPyTorch(const OnnxModel& model) {
+  absl::StatusOr<Tensor> input = ReadNpy(ModelPath("convnet", ".input.npy"));
+  absl::StatusOr<Tensor> want = ReadNpy(ModelPath("convnet", ".output.npy"));
+  ASSERT_TRUE(input.ok() && want.ok());
+  absl::StatusOr<std::map<TensorId, Tensor>> feeds =
+      ModelFeeds(model.graph, {{model.inputs[0], *input}});
+  ASSERT_TRUE(feeds.ok()) << feeds.status();
+  absl::StatusOr<std::map<TensorId, Tensor>> got =
+      RunGraph(model.graph, *feeds, GraphRunMode::kFused);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const absl::Status close = CheckAllClose(got->at(model.outputs[0]), *want, 1e-3, 1e-4);
+  EXPECT_TRUE(close.ok()) << close;
+}
+
 TEST(OnnxImportTest, ChannelsLastRunsTheConvsOnNhwcAndKeepsTheModelsShapes) {
   absl::StatusOr<OnnxImportOptions> options = ImportOptionsFromFlags({}, "nhwc");
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_TRUE(options->channels_last);
   const absl::Status bad = ImportOptionsFromFlags({}, "nchwc").status();
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(bad.message(), HasSubstr("--layout nchwc: expected nchw (as exported) or nhwc"));
+  EXPECT_THAT(bad.message(),
+              HasSubstr("--layout nchwc: expected nchw (as exported), nhwc or nhwc-winograd"));
 
   const std::string path = ModelPath("convnet", ".onnx");
   absl::StatusOr<OnnxModel> nchw = ImportOnnxFile(path);
@@ -312,18 +329,26 @@ TEST(OnnxImportTest, ChannelsLastRunsTheConvsOnNhwcAndKeepsTheModelsShapes) {
   for (const GraphNode& node : nhwc->graph.nodes()) {
     if (node.kind == NodeKind::kConv2d) EXPECT_TRUE(node.attrs.channels_last) << node.name;
   }
-  // The same values as PyTorch (the reference executor runs the NHWC graph).
-  absl::StatusOr<Tensor> input = ReadNpy(ModelPath("convnet", ".input.npy"));
-  absl::StatusOr<Tensor> want = ReadNpy(ModelPath("convnet", ".output.npy"));
-  ASSERT_TRUE(input.ok() && want.ok());
-  absl::StatusOr<std::map<TensorId, Tensor>> feeds =
-      ModelFeeds(nhwc->graph, {{nhwc->inputs[0], *input}});
-  ASSERT_TRUE(feeds.ok()) << feeds.status();
-  absl::StatusOr<std::map<TensorId, Tensor>> got =
-      RunGraph(nhwc->graph, *feeds, GraphRunMode::kFused);
-  ASSERT_TRUE(got.ok()) << got.status();
-  const absl::Status close = CheckAllClose(got->at(nhwc->outputs[0]), *want, 1e-3, 1e-4);
-  EXPECT_TRUE(close.ok()) << close;
+  ExpectConvnetMatchesPyTorch(*nhwc);
+}
+
+TEST(OnnxImportTest, NhwcWinogradPacksTheWeightsOf3x3Stride1Convs) {
+  absl::StatusOr<OnnxImportOptions> options = ImportOptionsFromFlags({}, "nhwc-winograd");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_TRUE(options->channels_last && options->winograd);
+  absl::StatusOr<OnnxModel> model = ImportOnnxFile(ModelPath("convnet", ".onnx"), *options);
+  ASSERT_TRUE(model.ok()) << model.status();
+  int winograd = 0;
+  for (const GraphNode& node : model->graph.nodes()) {
+    if (node.kind != NodeKind::kConv2d || !node.attrs.winograd) continue;
+    ++winograd;
+    const GraphTensor& packed = model->graph.tensor(node.inputs[1]);
+    EXPECT_EQ(packed.shape[0], 4) << node.name;
+    ASSERT_NE(packed.data, nullptr) << node.name;
+    EXPECT_EQ(static_cast<int64_t>(packed.data->size()), NumElements(packed.shape));
+  }
+  EXPECT_GT(winograd, 0);
+  ExpectConvnetMatchesPyTorch(*model);
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ TEST(BuildOperatorTest, ListsKnownOperators) {
 TEST(BuildOperatorTest, ExplainsBadSpecs) {
   ExpectSpecError("densee:M=1,K=2,N=3",
                   "unknown operator 'densee' in spec 'densee:M=1,K=2,N=3'; known operators: add, "
-                  "avg_pool2d, batch_matmul, conv2d, dense,");
+                  "avg_pool2d, batch_matmul, conv2d, conv2d_winograd, dense,");
   ExpectSpecError("dense:M=1,K=2", "dense: missing required key 'N'");
   ExpectSpecError("dense:M=1,K=2,N=3,Q=4", "dense: unknown key 'Q'; known keys: M, K, N, bias, act");
   ExpectSpecError("dense:M=1,K=2,N=3,M=4", "dense: key 'M' is given twice");

@@ -89,6 +89,38 @@ TEST(SketchGeneration, CountsPerOperator) {
   }
 }
 
+// Winograd's transforms (data_pack, inverse) reduce over the non-zeros of a
+// transform matrix row: on CPU they are never rfactored; the axes that pick
+// the row and the reduction are unrolled (their coefficients become
+// literals) and the channel's inner part is the vectorized innermost loop.
+// Only the batched product is tiled: 3 sketches.
+TEST(SketchGeneration, WinogradTransformsUnrollTheirMatrixAxesOnCpu) {
+  auto sketches = GenerateSketches(Build("conv2d_winograd:C=16,H=14,W=14,K=32"), TestCpu());
+  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  ASSERT_EQ(sketches->size(), 3);
+  for (const Sketch& s : *sketches) {
+    EXPECT_TRUE(s.record.rfactor_splits.empty());
+    for (const char* name : {"data_pack", "inverse"}) {
+      const Stage* stage = FindStage(s, name);
+      ASSERT_NE(stage, nullptr) << name;
+      std::vector<std::string> loops;
+      for (int i = 0; i < static_cast<int>(stage->iters.size()); ++i) {
+        loops.push_back(stage->iter_name(i));
+      }
+      const std::string channel = std::string(name) == "data_pack" ? "ci" : "co";
+      const std::string row = std::string(name) == "data_pack" ? "eps" : "vh";
+      const std::string col = std::string(name) == "data_pack" ? "nu" : "vw";
+      EXPECT_EQ(loops, (std::vector<std::string>{"p.0", channel + ".0", "p.1", row, col, "r_a",
+                                                 "r_b", channel + ".1"}))
+          << name;
+      for (int i = 3; i < 7; ++i) {
+        EXPECT_EQ(stage->iters[i].annotation, IterAnnotation::kUnroll) << name << " " << i;
+      }
+      EXPECT_EQ(stage->iters[7].annotation, IterAnnotation::kVectorize) << name;
+    }
+  }
+}
+
 TEST(SketchGeneration, CpuMatmulSketches) {
   auto sketches = GenerateSketches(Build("matmul:M=512,K=512,N=512"), TestCpu());
   ASSERT_TRUE(sketches.ok());

@@ -1,0 +1,157 @@
+// Winograd F(2x2, 3x3) convolution on NHWC tensors (Lavin & Gray, 2016):
+// each 2x2 output tile of a 3x3, stride-1 convolution comes from a 4x4
+// input tile with 16 multiplies per (input, output) channel pair instead of
+// 36. The work becomes four stages, the way TVM's auto-scheduler writes
+// conv2d_winograd_nhwc, so that the sketch rules tile the batched product
+// like any matmul:
+//
+//   data_pack[e, u, p, c] = sum_{a, b} B[a, e] B[b, u] tile_p[a, b, c]
+//   bgemm[e, u, p, k]     = sum_c data_pack[e, u, p, c] * U[e, u, c, k]
+//   inverse[i, j, p, k]   = sum_{a, b} A[a, i] A[b, j] bgemm[a, b, p, k]
+//   out[n, y, x, k]       = inverse[y % 2, x % 2, tile of (n, y, x), k]
+//
+// p runs over the N * ceil(OH/2) * ceil(OW/2) tiles. U = G g G^T is the
+// packed weight [4, 4, C, K], computed once from the OIHW weight
+// (WinogradPackWeights) when the model is compiled, never inside the timed
+// kernel.
+//
+// The transform matrices have entries 0 and +-1 only (B's rows are scaled so
+// that G absorbs the 1/2 factors), so instead of reading constant matrices
+// the stages reduce over just the non-zero entries: 2 per row of B, 3 per row
+// of A, with the index and the sign computed from the row. data_pack then
+// sums 4 terms per element and inverse 9, not 16.
+//
+// The stage builders are templates over the builder type so that the
+// operator library (ops.cc) and the graph's stage builder (stages.cc) share
+// one definition, and a graph task prints the same canonical text as the
+// single operator.
+#ifndef PRUNER_COMMON_IR_WINOGRAD_H_
+#define PRUNER_COMMON_IR_WINOGRAD_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/ir/compute_dag.h"
+#include "common/ir/expr.h"
+
+namespace pruner {
+
+inline constexpr int64_t kWinogradTile = 2;   // output tile side (m)
+inline constexpr int64_t kWinogradAlpha = 4;  // input tile side (m + r - 1)
+
+// Sizes of one NHWC Winograd convolution.
+struct WinogradShape {
+  int64_t batch = 1;
+  int64_t height = 0;
+  int64_t width = 0;
+  int64_t in_channels = 0;
+  int64_t out_channels = 0;
+  int64_t pad_h = 0;
+  int64_t pad_w = 0;
+
+  int64_t out_h() const { return height + 2 * pad_h - 2; }
+  int64_t out_w() const { return width + 2 * pad_w - 2; }
+  int64_t tiles_h() const { return (out_h() + kWinogradTile - 1) / kWinogradTile; }
+  int64_t tiles_w() const { return (out_w() + kWinogradTile - 1) / kWinogradTile; }
+  int64_t tiles() const { return batch * tiles_h() * tiles_w(); }
+};
+
+// OK when a convolution with these parameters has a Winograd form here: a
+// 3x3 kernel, stride 1, no dilation, one group, padding at most 1 and an
+// output at least 2x2. Otherwise InvalidArgument saying which condition
+// fails.
+absl::Status CheckWinogradEligible(int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
+                                   int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+                                   int64_t groups, int64_t pad_h, int64_t pad_w, int64_t height,
+                                   int64_t width);
+
+// U[e, u, c, k] = sum_{i, j} G[e, i] W[k, c, i, j] G[u, j] for an OIHW weight
+// [K, C, 3, 3], row-major; the result is [4, 4, C, K], row-major.
+std::vector<float> WinogradPackWeights(const std::vector<float>& oihw, int64_t out_channels,
+                                       int64_t in_channels);
+
+// Row `row` of B^T has non-zeros at WinogradInputIndex(row, 0) (sign +1) and
+// WinogradInputIndex(row, 1) (sign WinogradInputSign(row, 1)); `term` is 0
+// or 1. Row `row` of A^T has non-zeros at row + term, term = 0, 1, 2, with
+// sign WinogradOutputSign(row, term). All take and return expressions so
+// they can index with loop variables; the signs are float32.
+Expr WinogradInputIndex(const Expr& row, const Expr& term);
+Expr WinogradInputSign(const Expr& row, const Expr& term);
+Expr WinogradOutputSign(const Expr& row, const Expr& term);
+
+// Appends the Winograd stages of an NHWC 3x3 convolution reading `input`
+// [N, H, W, C] and `packed_weight` [4, 4, C, K] to builder `b`, and returns
+// the output stage [N, OH, OW, K] (tag "conv2d_winograd_nhwc"). The input is
+// padded to whole tiles first ("pad"); bias and activation stages are the
+// caller's, as for Conv2d.
+template <class Builder>
+int WinogradConv2dStages(Builder& b, int input, int packed_weight, const WinogradShape& s) {
+  const int64_t tiles_hw = s.tiles_h() * s.tiles_w();
+  // Whole tiles read rows 2 * tiles_h + 1 at most, so the padded input
+  // extends past the usual bottom/right padding when OH or OW is odd.
+  const int64_t padded_h = kWinogradTile * s.tiles_h() + 2;
+  const int64_t padded_w = kWinogradTile * s.tiles_w() + 2;
+  int padded = input;
+  if (s.pad_h != 0 || s.pad_w != 0 || padded_h != s.height || padded_w != s.width) {
+    padded = b.Compute(
+        "pad", Builder::AxesLike({s.batch, padded_h, padded_w, s.in_channels}), {},
+        ReduceKind::kNone, "pad", [&](const std::vector<Expr>& v) {
+          Expr in_bounds = IntImm(1, DType::kBool);
+          auto within = [&](const Expr& x, int64_t pad, int64_t extent, int64_t padded_extent) {
+            if (pad > 0) in_bounds = And(in_bounds, Compare(CompareOp::kGE, x, IntImm(pad)));
+            if (extent + pad < padded_extent) {
+              in_bounds = And(in_bounds, Compare(CompareOp::kLT, x, IntImm(extent + pad)));
+            }
+          };
+          within(v[1], s.pad_h, s.height, padded_h);
+          within(v[2], s.pad_w, s.width, padded_w);
+          Expr read = b.Read(input, {v[0], Sub(v[1], IntImm(s.pad_h)), Sub(v[2], IntImm(s.pad_w)),
+                                     v[3]});
+          return Select(in_bounds, read, FloatImm(0.0));
+        });
+  }
+  const int data_pack = b.Compute(
+      "data_pack",
+      {{"eps", kWinogradAlpha}, {"nu", kWinogradAlpha}, {"p", s.tiles()}, {"ci", s.in_channels}},
+      {{"r_a", 2}, {"r_b", 2}}, ReduceKind::kSum, "winograd_data_pack",
+      [&](const std::vector<Expr>& v) {
+        const Expr& p = v[2];
+        Expr n = FloorDiv(p, IntImm(tiles_hw));
+        Expr ty = FloorMod(FloorDiv(p, IntImm(s.tiles_w())), IntImm(s.tiles_h()));
+        Expr tx = FloorMod(p, IntImm(s.tiles_w()));
+        Expr y = Add(Mul(ty, IntImm(kWinogradTile)), WinogradInputIndex(v[0], v[4]));
+        Expr x = Add(Mul(tx, IntImm(kWinogradTile)), WinogradInputIndex(v[1], v[5]));
+        return Mul(Mul(b.Read(padded, {n, y, x, v[3]}), WinogradInputSign(v[0], v[4])),
+                   WinogradInputSign(v[1], v[5]));
+      });
+  const int bgemm = b.Compute(
+      "bgemm",
+      {{"eps", kWinogradAlpha}, {"nu", kWinogradAlpha}, {"p", s.tiles()}, {"co", s.out_channels}},
+      {{"ci", s.in_channels}}, ReduceKind::kSum, "winograd_bgemm",
+      [&](const std::vector<Expr>& v) {
+        return Mul(b.Read(data_pack, {v[0], v[1], v[2], v[4]}),
+                   b.Read(packed_weight, {v[0], v[1], v[4], v[3]}));
+      });
+  const int inverse = b.Compute(
+      "inverse",
+      {{"vh", kWinogradTile}, {"vw", kWinogradTile}, {"p", s.tiles()}, {"co", s.out_channels}},
+      {{"r_a", 3}, {"r_b", 3}}, ReduceKind::kSum, "winograd_inverse",
+      [&](const std::vector<Expr>& v) {
+        Expr m = b.Read(bgemm, {Add(v[0], v[4]), Add(v[1], v[5]), v[2], v[3]});
+        return Mul(Mul(m, WinogradOutputSign(v[0], v[4])), WinogradOutputSign(v[1], v[5]));
+      });
+  return b.Compute(
+      "conv2d_winograd_nhwc",
+      {{"nn", s.batch}, {"yy", s.out_h()}, {"xx", s.out_w()}, {"ff", s.out_channels}}, {},
+      ReduceKind::kNone, "conv2d_winograd_nhwc", [&](const std::vector<Expr>& v) {
+        const Expr tile = IntImm(kWinogradTile);
+        Expr p = Add(Add(Mul(v[0], IntImm(tiles_hw)), Mul(FloorDiv(v[1], tile), IntImm(s.tiles_w()))),
+                     FloorDiv(v[2], tile));
+        return b.Read(inverse, {FloorMod(v[1], tile), FloorMod(v[2], tile), p, v[3]});
+      });
+}
+
+}  // namespace pruner
+
+#endif  // PRUNER_COMMON_IR_WINOGRAD_H_
