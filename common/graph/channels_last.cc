@@ -122,17 +122,26 @@ class Rewriter {
     return any_nhwc;
   }
 
-  // A conv with a Winograd form whose weight is a [K, C, 3, 3] weight of
-  // the graph (not computed), so that it can be packed once here.
+  // A conv with a Winograd form that pays (WinogradPays) whose weight is a
+  // [K, C, 3, 3] weight of the graph (not computed), so that it can be
+  // packed once here.
   bool TakesWinograd(const GraphNode& node) const {
     const GraphTensor& w = old_.tensor(node.inputs[1]);
+    const std::vector<int64_t>& x = old_.tensor(node.inputs[0]).shape;  // NCHW
     const NodeAttrs& a = node.attrs;
-    return options_.winograd && w.kind == TensorKind::kWeight && w.shape.size() == 4 &&
-           CheckWinogradEligible(w.shape[2], w.shape[3], a.stride_h, a.stride_w, a.dilation_h,
-                                 a.dilation_w, a.groups, a.pad_h, a.pad_w,
-                                 old_.tensor(node.inputs[0]).shape[2],
-                                 old_.tensor(node.inputs[0]).shape[3])
-               .ok();
+    if (!options_.winograd || w.kind != TensorKind::kWeight || w.shape.size() != 4 ||
+        !CheckWinogradEligible(w.shape[2], w.shape[3], a.stride_h, a.stride_w, a.dilation_h,
+                               a.dilation_w, a.groups, a.pad_h, a.pad_w, x[2], x[3])
+             .ok()) {
+      return false;
+    }
+    return options_.winograd_everywhere || WinogradPays({.batch = x[0],
+                                                         .height = x[2],
+                                                         .width = x[3],
+                                                         .in_channels = x[1],
+                                                         .out_channels = w.shape[0],
+                                                         .pad_h = a.pad_h,
+                                                         .pad_w = a.pad_w});
   }
 
   // The packed [4, 4, C, K] form of OIHW weight `id`, made once per weight.

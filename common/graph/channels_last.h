@@ -28,13 +28,18 @@
 namespace pruner {
 
 struct ChannelsLastOptions {
-  // 3x3 stride-1 convolutions of a weight the graph holds become Winograd
+  // 3x3 stride-1 convolutions of a weight the graph holds, whose transformed
+  // tiles fit in cache (WinogradPays), become Winograd
   // F(2x2, 3x3) convolutions (NodeAttrs::winograd) reading a packed
   // [4, 4, C, K] weight "<weight>.winograd", packed here when the graph
   // carries the weight's values: 16 multiplies per 2x2 output tile and
   // channel pair instead of 36, as TVM's CPU schedules do for ResNet's 3x3
   // convolutions.
   bool winograd = false;
+  // Every 3x3 stride-1 convolution, not only those where Winograd is
+  // expected to pay (WinogradPays in common/ir/winograd.h): for tests and
+  // comparisons.
+  bool winograd_everywhere = false;
 };
 
 struct ChannelsLastGraph {

@@ -57,6 +57,19 @@ struct WinogradShape {
   int64_t tiles() const { return batch * tiles_h() * tiles_w(); }
 };
 
+// Whether Winograd is expected to beat a direct convolution of this shape
+// on a CPU: its transformed input tiles (16 x tiles x C floats, and as many
+// products per output channel) must fit in about 2 MiB, so that the batched
+// product and the output transform find them in cache. Inside ResNet-18 on
+// a 2-core EPYC the 64-channel 56x56 convolutions (3.2 MB of tiles) ran at
+// 1.7-2.6 ms against 1.0 ms direct, the 128- and 256-channel ones (1.6 and
+// 0.8 MB) at 0.7-1.0 ms against 1.0-1.1 ms (bench/README.md, session 19).
+inline constexpr int64_t kWinogradMaxTileBytes = int64_t{2} << 20;
+inline bool WinogradPays(const WinogradShape& s) {
+  const int64_t channels = s.in_channels > s.out_channels ? s.in_channels : s.out_channels;
+  return kWinogradAlpha * kWinogradAlpha * s.tiles() * channels * 4 <= kWinogradMaxTileBytes;
+}
+
 // OK when a convolution with these parameters has a Winograd form here: a
 // 3x3 kernel, stride 1, no dilation, one group, padding at most 1 and an
 // output at least 2x2. Otherwise InvalidArgument saying which condition

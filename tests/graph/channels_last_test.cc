@@ -224,5 +224,27 @@ TEST(ChannelsLastTest, WinogradConvolutionsComputeTheSameOutputsFromPackedWeight
   EXPECT_TRUE(close.ok()) << close;
 }
 
+TEST(ChannelsLastTest, WinogradOnlyWhereItsTilesFitInCache) {
+  // ResNet-18's first block: 16 x 784 tiles x 64 channels is 3.2 MB of
+  // transformed tiles, more than WinogradPays allows; its third stage's
+  // 16 x 49 x 256 (0.8 MB) is not.
+  GraphBuilder b("two_blocks");
+  b.Conv2d(b.Input("x", {1, 64, 56, 56}), 64, 3, 1, 1);
+  b.Conv2d(b.Input("y", {1, 256, 14, 14}), 256, 3, 1, 1);
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<ChannelsLastGraph> paying = ToChannelsLast(*g, {.winograd = true});
+  absl::StatusOr<ChannelsLastGraph> all =
+      ToChannelsLast(*g, {.winograd = true, .winograd_everywhere = true});
+  ASSERT_TRUE(paying.ok() && all.ok());
+  EXPECT_EQ(paying->winograd_convs, 1);
+  EXPECT_EQ(all->winograd_convs, 2);
+  for (const GraphNode& node : paying->graph.nodes()) {
+    if (node.kind != NodeKind::kConv2d) continue;
+    EXPECT_EQ(node.attrs.winograd, paying->graph.tensor(node.inputs[0]).shape[3] == 256)
+        << node.name;
+  }
+}
+
 }  // namespace
 }  // namespace pruner
