@@ -180,13 +180,18 @@ void ReadConvWindow(SpecArgs& args, Conv2dParams* p) {
   p->channels_last = args.ChannelsLast("layout");
 }
 
+// The input and output sizes of a dense (not depthwise) convolution.
+void ReadConvShape(SpecArgs& args, Conv2dParams* p) {
+  p->batch = args.Int("N", 1);
+  p->in_channels = args.Int("C");
+  p->height = args.Int("H");
+  p->width = args.Int("W");
+  p->out_channels = args.Int("K");
+}
+
 absl::StatusOr<ComputeDag> BuildConv2d(SpecArgs& args) {
   Conv2dParams p;
-  p.batch = args.Int("N", 1);
-  p.in_channels = args.Int("C");
-  p.height = args.Int("H");
-  p.width = args.Int("W");
-  p.out_channels = args.Int("K");
+  ReadConvShape(args, &p);
   p.kernel_h = args.Int("R");
   p.kernel_w = args.Int("S");
   p.groups = args.Int("groups", 1);
@@ -197,11 +202,7 @@ absl::StatusOr<ComputeDag> BuildConv2d(SpecArgs& args) {
 
 absl::StatusOr<ComputeDag> BuildConv2dWinograd(SpecArgs& args) {
   Conv2dParams p;
-  p.batch = args.Int("N", 1);
-  p.in_channels = args.Int("C");
-  p.height = args.Int("H");
-  p.width = args.Int("W");
-  p.out_channels = args.Int("K");
+  ReadConvShape(args, &p);
   p.kernel_h = p.kernel_w = 3;
   const int64_t pad = args.Int("pad", 1);
   p.pad_h = args.Int("pad_h", pad);
