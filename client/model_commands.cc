@@ -161,9 +161,13 @@ int RunCompile(const CompileCommand& c) {
                 k.tuned ? "tuned" : "default",
                 k.tuned ? absl::StrCat(k.tuned_mean_s * 1e3, " ms").c_str() : "");
   }
-  if (tuned_count == 0 && store != nullptr) {
-    std::printf("no records of these tasks in %s for %s: was the model tuned with another "
+  // Each layout has its own tasks (nhwc-winograd's Winograd convolutions are
+  // not nhwc's), so records of another layout leave kernels untuned.
+  const int untuned = static_cast<int>(report->kernels.size()) - tuned_count;
+  if (untuned > 0 && store != nullptr) {
+    std::printf("%s of these tasks in %s for %s: was the model tuned with another "
                 "--layout (this build: %s)?\n",
+                tuned_count == 0 ? "no records" : absl::StrCat("no records for ", untuned).c_str(),
                 c.db.c_str(), target.c_str(), c.layout.c_str());
   }
   std::printf("%s: %zu kernels (%d tuned, %zu default), %lld steps, arena %.2f MB "
