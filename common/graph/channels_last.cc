@@ -164,17 +164,12 @@ class Rewriter {
     if (node.kind == NodeKind::kConv2d && Is4d(node.inputs[0]) && !node.attrs.channels_last) {
       NodeAttrs a = node.attrs;
       a.channels_last = true;
-      if (TakesWinograd(node)) {
-        a.winograd = true;
-        nhwc_[node.output] = b_.AddNode(
-            NodeKind::kConv2d, {Nhwc(node.inputs[0]), PackedWeight(node.inputs[1])}, a, node.name);
-        ++convs_;
-        ++winograd_convs_;
-        return;
-      }
+      a.winograd = TakesWinograd(node);
+      const TensorId weight = a.winograd ? PackedWeight(node.inputs[1]) : Nchw(node.inputs[1]);
       nhwc_[node.output] =
-          b_.AddNode(NodeKind::kConv2d, {Nhwc(node.inputs[0]), Nchw(node.inputs[1])}, a, node.name);
+          b_.AddNode(NodeKind::kConv2d, {Nhwc(node.inputs[0]), weight}, a, node.name);
       ++convs_;
+      winograd_convs_ += a.winograd ? 1 : 0;
       return;
     }
     // A pooling follows its input into NHWC: it reads the same amount either

@@ -38,6 +38,10 @@
 namespace pruner {
 
 inline constexpr int64_t kWinogradTile = 2;   // output tile side (m)
+// Stage tags of the two transforms, which the CPU sketch rule
+// SimplifyComputeWithConstTensor recognizes.
+inline constexpr char kWinogradDataPackTag[] = "winograd_data_pack";
+inline constexpr char kWinogradInverseTag[] = "winograd_inverse";
 inline constexpr int64_t kWinogradAlpha = 4;  // input tile side (m + r - 1)
 
 // Sizes of one NHWC Winograd convolution.
@@ -127,7 +131,7 @@ int WinogradConv2dStages(Builder& b, int input, int packed_weight, const Winogra
   const int data_pack = b.Compute(
       "data_pack",
       {{"eps", kWinogradAlpha}, {"nu", kWinogradAlpha}, {"p", s.tiles()}, {"ci", s.in_channels}},
-      {{"r_a", 2}, {"r_b", 2}}, ReduceKind::kSum, "winograd_data_pack",
+      {{"r_a", 2}, {"r_b", 2}}, ReduceKind::kSum, kWinogradDataPackTag,
       [&](const std::vector<Expr>& v) {
         const Expr& p = v[2];
         Expr n = FloorDiv(p, IntImm(tiles_hw));
@@ -149,7 +153,7 @@ int WinogradConv2dStages(Builder& b, int input, int packed_weight, const Winogra
   const int inverse = b.Compute(
       "inverse",
       {{"vh", kWinogradTile}, {"vw", kWinogradTile}, {"p", s.tiles()}, {"co", s.out_channels}},
-      {{"r_a", 3}, {"r_b", 3}}, ReduceKind::kSum, "winograd_inverse",
+      {{"r_a", 3}, {"r_b", 3}}, ReduceKind::kSum, kWinogradInverseTag,
       [&](const std::vector<Expr>& v) {
         Expr m = b.Read(bgemm, {Add(v[0], v[4]), Add(v[1], v[5]), v[2], v[3]});
         return Mul(Mul(m, WinogradOutputSign(v[0], v[4])), WinogradOutputSign(v[1], v[5]));

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "common/base/status_macros.h"
+#include "common/ir/winograd.h"
 #include "common/sketch/sketch_rules.h"
 #include "common/sketch/sketch_state_queries.h"
 
@@ -32,7 +33,7 @@ namespace {
 int TransformAxes(const Op& op) {
   const auto tag = op.attrs.find("op");
   if (tag == op.attrs.end()) return 0;
-  return tag->second == "winograd_data_pack" || tag->second == "winograd_inverse" ? 2 : 0;
+  return tag->second == kWinogradDataPackTag || tag->second == kWinogradInverseTag ? 2 : 0;
 }
 
 class SimplifyTransformRule : public SketchRule {
