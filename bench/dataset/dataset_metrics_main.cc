@@ -60,6 +60,7 @@ struct Flags {
   std::string dump_lse;  // the analyzer's rows of every schedule, for calibration
   int calibrate_folds = 2;  // CPU issue model fitted here, cross-validated
   bool skip_models = false;
+  std::string dump_scores;  // every held-out schedule's latency and score, per model
 };
 
 // "tlp=0.07/1" -> {"tlp": {0.07, 1}}.
@@ -232,6 +233,29 @@ int Run(const Flags& flags) {
       p.results[jobs[k].model] =
           EvaluateModel(p.factories[jobs[k].model], replayed, data->device, p.folds, p.settings);
     });
+    if (!flags.dump_scores.empty()) {
+      std::FILE* f = std::fopen(flags.dump_scores.c_str(), "w");
+      if (f == nullptr) {
+        std::fprintf(stderr, "--dump-scores: cannot write %s\n", flags.dump_scores.c_str());
+        return 1;
+      }
+      std::fprintf(f, "split\tmodel\tfraction\tworkload\tweight\tschedule\tlatency_s\tscore\n");
+      for (const Planned& p : plan) {
+        for (const ModelTopK& r : p.results) {
+          for (const TopKPoint& point : r.points) {
+            for (size_t w = 0; w < point.scored.size(); ++w) {
+              const ScoredWorkload& sw = point.scored[w];
+              for (size_t i = 0; i < sw.latency_s.size() && i < sw.score.size(); ++i) {
+                std::fprintf(f, "%s\t%s\t%g\t%s\t%g\t%zu\t%.9g\t%.9g\n", p.split->flag,
+                             r.model.c_str(), point.fraction, replayed.workloads[w].name.c_str(),
+                             sw.weight, i, sw.latency_s[i], sw.score[i]);
+              }
+            }
+          }
+        }
+      }
+      std::fclose(f);
+    }
     for (const Planned& p : plan) {
       if (p.folds.empty()) {
         std::printf("\nLearned models on %s: not enough workloads or networks to hold out\n",
@@ -317,6 +341,9 @@ int main(int argc, char** argv) {
                  "write the analyzer's symbols, penalties and estimate of every schedule, one "
                  "line per row, beside its measured latency (tab-separated)");
   app.add_flag("--skip-models", flags.skip_models, "no learned-model metrics");
+  app.add_option("--dump-scores", flags.dump_scores,
+                 "write every held-out schedule's measured latency and each model's score, one "
+                 "line per schedule, model and training fraction (tab-separated)");
   CLI11_PARSE(app, argc, argv);
   std::vector<std::string> asked = flags.models;
   asked.insert(asked.end(), flags.network_models.begin(), flags.network_models.end());

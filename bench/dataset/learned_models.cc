@@ -111,13 +111,20 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                  }});
 #endif
 #if PRUNER_DATASET_WITH_PACM
-  // Online mode: each Update trains a fresh network on everything given.
-  out.push_back({"pacm", [=](const DeviceProfile& device, const std::set<std::string>&) -> std::unique_ptr<CostModel> {
-                   PaCMModelOptions options;
-                   options.featurize_threads = settings.featurize_threads;
-                   options.training.schedule.seed = settings.seed;
-                   return MakePaCMModel(device, options);
-                 }});
+  // Online mode: each Update trains a fresh network on everything given,
+  // "pacm" with this project's per-workload lists (pacm_network.h),
+  // "pacm-mixed" with Pruner's lists that mix workloads.
+  for (const bool per_workload : {true, false}) {
+    out.push_back({per_workload ? "pacm" : "pacm-mixed",
+                   [=](const DeviceProfile& device, const std::set<std::string>&)
+                       -> std::unique_ptr<CostModel> {
+                     PaCMModelOptions options;
+                     options.featurize_threads = settings.featurize_threads;
+                     options.training.schedule.seed = settings.seed;
+                     options.training.schedule.per_workload_lists = per_workload;
+                     return MakePaCMModel(device, options);
+                   }});
+  }
 #endif
 #if PRUNER_DATASET_WITH_TORCH
   // TLP's attention model over the schedules' step matrices.

@@ -20,7 +20,7 @@
 namespace pruner::dataset {
 
 struct LearnedModelFactory {
-  std::string name;  // "xgb", "autotvm", "autotvm-transfer", "mlp", "pacm", "tlp", "mtl-tlp"
+  std::string name;  // "xgb", "autotvm", "autotvm-transfer", "mlp", "pacm", "pacm-mixed", "tlp", "mtl-tlp"
   // A fresh model for `device`; `held_out` are the workload keys the model
   // will be scored on, which no training data of any device may include.
   std::function<std::unique_ptr<CostModel>(const DeviceProfile& device,
@@ -41,9 +41,9 @@ struct LearnedModelSettings {
   std::shared_ptr<const AuxiliaryRecords> auxiliary;
 };
 
-// What this build has: xgb, autotvm and autotvm-transfer always; mlp, pacm
-// and tlp with LibTorch, and
-// mtl-tlp when there are auxiliary records.
+// What this build has: xgb, autotvm and autotvm-transfer always; mlp, pacm,
+// pacm-mixed and tlp with LibTorch, and mtl-tlp when there are auxiliary
+// records.
 std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& settings);
 
 }  // namespace pruner::dataset

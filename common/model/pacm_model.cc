@@ -66,7 +66,8 @@ absl::Status PaCMCostModel::Retrain() {
     target = std::move(fresh);
   }
   const PaCMLabeledBatch data = data_.Batch();
-  absl::StatusOr<FitReport> fit = target->Train(data.batch, data.labels, options_.training);
+  absl::StatusOr<FitReport> fit =
+      target->Train(data.batch, data.labels, options_.training, &data.workload);
   if (absl::IsFailedPrecondition(fit.status())) {
     // Nothing to rank yet (e.g. one program, or every measurement failed):
     // keep predicting as before and try again with more data.

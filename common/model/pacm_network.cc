@@ -240,12 +240,20 @@ const PaCMColumnScales& PaCMNetwork::scales() const { return impl_->scales; }
 
 absl::StatusOr<FitReport> PaCMNetwork::Train(const PaCMBatch& batch,
                                              const std::vector<float>& labels,
-                                             const PaCMTrainingParams& params) {
+                                             const PaCMTrainingParams& params,
+                                             const std::vector<int>* workloads) {
   const auto start = std::chrono::steady_clock::now();
   if (static_cast<int>(labels.size()) != batch.num_programs) {
     return absl::InvalidArgumentError(
         absl::StrCat("pacm: ", labels.size(), " labels for ", batch.num_programs, " programs"));
   }
+  if (workloads != nullptr && static_cast<int>(workloads->size()) != batch.num_programs) {
+    return absl::InvalidArgumentError(absl::StrCat("pacm: ", workloads->size(),
+                                                   " workload ids for ", batch.num_programs,
+                                                   " programs"));
+  }
+  const std::vector<int>* lists =
+      params.schedule.per_workload_lists ? workloads : nullptr;
   std::vector<int> usable;
   bool any_positive = false;
   for (int p = 0; p < batch.num_programs; ++p) {
@@ -280,10 +288,13 @@ absl::StatusOr<FitReport> PaCMNetwork::Train(const PaCMBatch& batch,
           Gathered g = Gather(t, programs);
           std::vector<float> y(programs.size());
           for (size_t i = 0; i < programs.size(); ++i) y[i] = labels[programs[i]];
-          return LambdaRankLoss(net->forward(g.rows, g.row_program, g.blocks, g.n),
-                                torch::tensor(y));
+          torch::Tensor scores = net->forward(g.rows, g.row_program, g.blocks, g.n);
+          if (lists == nullptr) return LambdaRankLoss(scores, torch::tensor(y));
+          std::vector<int> group(programs.size());
+          for (size_t i = 0; i < programs.size(); ++i) group[i] = (*lists)[programs[i]];
+          return GroupedLambdaRankLoss(scores, torch::tensor(y), group);
         },
-        remember_best);
+        remember_best, lists);
     if (!best.empty()) {
       torch::NoGradGuard no_grad;
       for (size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(best[i]);

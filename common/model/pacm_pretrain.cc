@@ -58,7 +58,7 @@ absl::StatusOr<PaCMPretrainResult> PretrainPaCM(const std::vector<MeasuredState>
                           PaCMNetwork::Create(options.network, options.training.schedule.seed));
   const PaCMLabeledBatch train_data = data.Batch(&train);
   absl::StatusOr<FitReport> fit = network->Train(train_data.batch, train_data.labels,
-                                                    options.training);
+                                                    options.training, &train_data.workload);
   if (!fit.ok()) return fit.status();
 
   PaCMPretrainResult result;

@@ -20,6 +20,7 @@ struct PaCMLabeledBatch {
   PaCMBatch batch;            // raw features, every program valid
   std::vector<float> labels;  // one per program
   std::vector<int> record;    // the record index of every program
+  std::vector<int> workload;  // every program's workload, numbered from 0
 };
 
 class PaCMTrainingSet {

@@ -19,6 +19,15 @@ struct RankTrainingSchedule {
   double weight_decay = 1e-6;
   double grad_clip_norm = 0.5;
   uint64_t seed = 43;  // batch order
+  // How programs become ranked lists. Off (TenSet's and Pruner's way): a
+  // mini-batch is one list of shuffled programs from many workloads, ranked
+  // against each other by their per-workload normalized labels. On: a
+  // mini-batch packs whole workloads (shuffled), each ranked as its own
+  // list, so every pair the loss sees is two schedules of one workload,
+  // which is the only comparison a search ever asks of the model. With ~300
+  // workloads in a 512-program batch, mixed lists hold almost no such pair.
+  // Only models that pass their programs' workloads use it.
+  bool per_workload_lists = false;
 };
 
 }  // namespace pruner

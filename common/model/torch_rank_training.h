@@ -15,10 +15,12 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -113,6 +115,64 @@ inline std::vector<double> ScoreInChunks(
   return out;
 }
 
+// `items` with the groups (group_of[item]) in a random order, each group's
+// items contiguous and in a random order.
+template <typename Rng>
+std::vector<int> ShuffledByGroup(std::vector<int> items, const std::vector<int>& group_of,
+                                 Rng& rng) {
+  std::shuffle(items.begin(), items.end(), rng);
+  std::vector<int> groups;
+  for (int item : items) groups.push_back(group_of[item]);
+  std::sort(groups.begin(), groups.end());
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  std::shuffle(groups.begin(), groups.end(), rng);
+  std::vector<int> rank(groups.empty() ? 0 : *std::max_element(groups.begin(), groups.end()) + 1);
+  for (size_t i = 0; i < groups.size(); ++i) rank[groups[i]] = static_cast<int>(i);
+  std::stable_sort(items.begin(), items.end(),
+                   [&](int a, int b) { return rank[group_of[a]] < rank[group_of[b]]; });
+  return items;
+}
+
+// Cuts group-contiguous `items` into [begin, end) batches of whole groups,
+// up to batch_size items each (a group larger than that alone, in pieces).
+inline std::vector<std::pair<size_t, size_t>> PackGroups(const std::vector<int>& items,
+                                                         const std::vector<int>& group_of,
+                                                         size_t batch_size) {
+  std::vector<std::pair<size_t, size_t>> out;
+  size_t begin = 0;
+  for (size_t g = 0; g < items.size();) {
+    size_t g_end = g;
+    while (g_end < items.size() && group_of[items[g_end]] == group_of[items[g]]) ++g_end;
+    if (g_end - begin > batch_size && g > begin) {  // close the batch before this group
+      out.emplace_back(begin, g);
+      begin = g;
+    }
+    while (g_end - begin > batch_size) {  // a group too large for one batch
+      out.emplace_back(begin, begin + batch_size);
+      begin += batch_size;
+    }
+    g = g_end;
+  }
+  if (begin < items.size()) out.emplace_back(begin, items.size());
+  return out;
+}
+
+// LambdaRankLoss of each group of a batch on its own, summed: `group` gives
+// every program's group (programs of a group need not be contiguous).
+// Groups of one program have no pairs and add nothing.
+inline torch::Tensor GroupedLambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& labels,
+                                           const std::vector<int>& group) {
+  std::map<int, std::vector<int64_t>> members;
+  for (size_t i = 0; i < group.size(); ++i) members[group[i]].push_back(static_cast<int64_t>(i));
+  torch::Tensor total = torch::zeros({}, scores.options());
+  for (const auto& [g, rows] : members) {
+    if (rows.size() < 2) continue;
+    torch::Tensor index = torch::tensor(rows);
+    total = total + LambdaRankLoss(scores.index_select(0, index), labels.index_select(0, index));
+  }
+  return total;
+}
+
 struct RankTrainingRun {
   int epochs = 0;
   double smoothed_loss = 0;
@@ -125,11 +185,18 @@ struct RankTrainingRun {
 // average 0.95·old + 0.05·batch, carried across epochs; `end_of_epoch`, if
 // given, hears after every epoch whether it improved on the best so far.
 // The parameters are left as the last epoch made them.
+//
+// With `group_of` (the group of every item value), mini-batches hold whole
+// groups instead (RankTrainingSchedule::per_workload_lists): the groups in a
+// new random order each epoch, each group's items contiguous and shuffled,
+// packed greedily up to batch_size items; a group larger than that fills
+// batches of its own. The batch_loss then ranks each group separately.
 inline RankTrainingRun TrainRanking(
     const std::vector<torch::Tensor>& parameters, std::vector<int> items,
     const RankTrainingSchedule& schedule,
     const std::function<torch::Tensor(const std::vector<int>&)>& batch_loss,
-    const std::function<void(bool improved)>& end_of_epoch = {}) {
+    const std::function<void(bool improved)>& end_of_epoch = {},
+    const std::vector<int>* group_of = nullptr) {
   torch::optim::Adam optimizer(
       parameters,
       torch::optim::AdamOptions(schedule.learning_rate).weight_decay(schedule.weight_decay));
@@ -140,9 +207,17 @@ inline RankTrainingRun TrainRanking(
   bool have_avg = false;
   int best_epoch = 0, epoch = 0;
   for (; epoch < schedule.max_epochs; ++epoch) {
-    std::shuffle(items.begin(), items.end(), shuffle_rng);
-    for (size_t begin = 0; begin < items.size(); begin += batch_size) {
-      const size_t end = std::min(items.size(), begin + batch_size);
+    std::vector<std::pair<size_t, size_t>> batches;  // [begin, end) of items
+    if (group_of == nullptr) {
+      std::shuffle(items.begin(), items.end(), shuffle_rng);
+      for (size_t begin = 0; begin < items.size(); begin += batch_size) {
+        batches.emplace_back(begin, std::min(items.size(), begin + batch_size));
+      }
+    } else {
+      items = ShuffledByGroup(items, *group_of, shuffle_rng);
+      batches = PackGroups(items, *group_of, batch_size);
+    }
+    for (const auto& [begin, end] : batches) {
       torch::Tensor loss = batch_loss(std::vector<int>(items.begin() + begin, items.begin() + end));
       if (!loss.defined()) continue;
       optimizer.zero_grad();
