@@ -84,6 +84,35 @@ absl::StatusOr<std::map<std::string, std::vector<double>>> ParseModelFractions(
   return out;
 }
 
+// --dump-scores: one line per held-out schedule, model and fraction of each
+// split's results (splits[i] names results[i]). False, with a message, when
+// the file cannot be written.
+bool WriteScores(const std::string& path, const std::vector<const char*>& splits,
+                 const std::vector<const std::vector<ModelTopK>*>& results,
+                 const ReplayedDataset& replayed) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "--dump-scores: cannot write %s\n", path.c_str());
+    return false;
+  }
+  std::fprintf(f, "split\tmodel\tfraction\tworkload\tweight\tschedule\tlatency_s\tscore\n");
+  for (size_t s = 0; s < results.size(); ++s) {
+    for (const ModelTopK& r : *results[s]) {
+      for (const TopKPoint& point : r.points) {
+        for (size_t w = 0; w < point.scored.size(); ++w) {
+          const ScoredWorkload& sw = point.scored[w];
+          for (size_t i = 0; i < sw.latency_s.size() && i < sw.score.size(); ++i) {
+            std::fprintf(f, "%s\t%s\t%g\t%s\t%g\t%zu\t%.9g\t%.9g\n", splits[s],
+                         r.model.c_str(), point.fraction, replayed.workloads[w].name.c_str(),
+                         sw.weight, i, sw.latency_s[i], sw.score[i]);
+          }
+        }
+      }
+    }
+  }
+  return std::fclose(f) == 0;
+}
+
 int Run(const Flags& flags) {
   auto store = RecordsStore::Open(flags.db);
   if (!store.ok()) {
@@ -234,27 +263,13 @@ int Run(const Flags& flags) {
           EvaluateModel(p.factories[jobs[k].model], replayed, data->device, p.folds, p.settings);
     });
     if (!flags.dump_scores.empty()) {
-      std::FILE* f = std::fopen(flags.dump_scores.c_str(), "w");
-      if (f == nullptr) {
-        std::fprintf(stderr, "--dump-scores: cannot write %s\n", flags.dump_scores.c_str());
-        return 1;
-      }
-      std::fprintf(f, "split\tmodel\tfraction\tworkload\tweight\tschedule\tlatency_s\tscore\n");
+      std::vector<const std::vector<ModelTopK>*> results;
+      std::vector<const char*> splits;
       for (const Planned& p : plan) {
-        for (const ModelTopK& r : p.results) {
-          for (const TopKPoint& point : r.points) {
-            for (size_t w = 0; w < point.scored.size(); ++w) {
-              const ScoredWorkload& sw = point.scored[w];
-              for (size_t i = 0; i < sw.latency_s.size() && i < sw.score.size(); ++i) {
-                std::fprintf(f, "%s\t%s\t%g\t%s\t%g\t%zu\t%.9g\t%.9g\n", p.split->flag,
-                             r.model.c_str(), point.fraction, replayed.workloads[w].name.c_str(),
-                             sw.weight, i, sw.latency_s[i], sw.score[i]);
-              }
-            }
-          }
-        }
+        results.push_back(&p.results);
+        splits.push_back(p.split->flag);
       }
-      std::fclose(f);
+      if (!WriteScores(flags.dump_scores, splits, results, replayed)) return 1;
     }
     for (const Planned& p : plan) {
       if (p.folds.empty()) {

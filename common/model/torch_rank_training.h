@@ -134,7 +134,8 @@ std::vector<int> ShuffledByGroup(std::vector<int> items, const std::vector<int>&
 }
 
 // Cuts group-contiguous `items` into [begin, end) batches of whole groups,
-// up to batch_size items each (a group larger than that alone, in pieces).
+// up to batch_size items each. A group larger than batch_size fills whole
+// batches of its own; its remainder starts the next batch.
 inline std::vector<std::pair<size_t, size_t>> PackGroups(const std::vector<int>& items,
                                                          const std::vector<int>& group_of,
                                                          size_t batch_size) {
@@ -189,8 +190,8 @@ struct RankTrainingRun {
 // With `group_of` (the group of every item value), mini-batches hold whole
 // groups instead (RankTrainingSchedule::per_workload_lists): the groups in a
 // new random order each epoch, each group's items contiguous and shuffled,
-// packed greedily up to batch_size items; a group larger than that fills
-// batches of its own. The batch_loss then ranks each group separately.
+// packed greedily up to batch_size items (PackGroups says how a larger
+// group is cut). The batch_loss then ranks each group separately.
 inline RankTrainingRun TrainRanking(
     const std::vector<torch::Tensor>& parameters, std::vector<int> items,
     const RankTrainingSchedule& schedule,
