@@ -122,10 +122,11 @@ class Rewriter {
     return any_nhwc;
   }
 
-  // A conv with a Winograd form that pays (WinogradPays) whose weight is a
-  // [K, C, 3, 3] weight of the graph (not computed), so that it can be
-  // packed once here.
-  bool TakesWinograd(const GraphNode& node) const {
+  // The Winograd output tile for a conv with a Winograd form that pays
+  // (ChooseWinogradTile) whose weight is a [K, C, 3, 3] weight of the graph
+  // (not computed), so that it can be packed once here; 0 for a direct
+  // convolution.
+  int64_t WinogradTile(const GraphNode& node) const {
     const GraphTensor& w = old_.tensor(node.inputs[1]);
     const std::vector<int64_t>& x = old_.tensor(node.inputs[0]).shape;  // NCHW
     const NodeAttrs& a = node.attrs;
@@ -133,30 +134,36 @@ class Rewriter {
         !CheckWinogradEligible(w.shape[2], w.shape[3], a.stride_h, a.stride_w, a.dilation_h,
                                a.dilation_w, a.groups, a.pad_h, a.pad_w, x[2], x[3])
              .ok()) {
-      return false;
+      return 0;
     }
-    return options_.winograd_everywhere || WinogradPays({.batch = x[0],
-                                                         .height = x[2],
-                                                         .width = x[3],
-                                                         .in_channels = x[1],
-                                                         .out_channels = w.shape[0],
-                                                         .pad_h = a.pad_h,
-                                                         .pad_w = a.pad_w});
+    const WinogradShape shape{.batch = x[0],
+                              .height = x[2],
+                              .width = x[3],
+                              .in_channels = x[1],
+                              .out_channels = w.shape[0],
+                              .pad_h = a.pad_h,
+                              .pad_w = a.pad_w};
+    const int64_t chosen = ChooseWinogradTile(shape);
+    if (chosen == 0 && !options_.winograd_everywhere) return 0;
+    if (options_.winograd_tile != 0) return options_.winograd_tile;
+    return chosen == 0 ? kWinogradTile : chosen;
   }
 
-  // The packed [4, 4, C, K] form of OIHW weight `id`, made once per weight.
-  TensorId PackedWeight(TensorId id) {
-    auto it = packed_.find(id);
+  // The packed [m+2, m+2, C, K] form of OIHW weight `id` for output tile m,
+  // made once per weight and tile.
+  TensorId PackedWeight(TensorId id, int64_t tile) {
+    auto it = packed_.find({id, tile});
     if (it != packed_.end()) return it->second;
     const GraphTensor& w = old_.tensor(id);
-    const int64_t k = w.shape[0], c = w.shape[1];
+    const int64_t k = w.shape[0], c = w.shape[1], alpha = tile + 2;
     std::shared_ptr<const std::vector<float>> data;
     if (w.data != nullptr) {
-      data = std::make_shared<const std::vector<float>>(WinogradPackWeights(*w.data, k, c));
+      data = std::make_shared<const std::vector<float>>(WinogradPackWeights(*w.data, k, c, tile));
     }
-    const TensorId packed = b_.Weight(absl::StrCat(w.name, ".winograd"),
-                                      {kWinogradAlpha, kWinogradAlpha, c, k}, data, w.dtype);
-    packed_.emplace(id, packed);
+    const std::string suffix = tile == kWinogradTile ? ".winograd" : absl::StrCat(".winograd", tile);
+    const TensorId packed =
+        b_.Weight(absl::StrCat(w.name, suffix), {alpha, alpha, c, k}, data, w.dtype);
+    packed_.emplace(std::pair{id, tile}, packed);
     return packed;
   }
 
@@ -164,8 +171,10 @@ class Rewriter {
     if (node.kind == NodeKind::kConv2d && Is4d(node.inputs[0]) && !node.attrs.channels_last) {
       NodeAttrs a = node.attrs;
       a.channels_last = true;
-      a.winograd = TakesWinograd(node);
-      const TensorId weight = a.winograd ? PackedWeight(node.inputs[1]) : Nchw(node.inputs[1]);
+      const int64_t tile = WinogradTile(node);
+      a.winograd = tile != 0;
+      const TensorId weight =
+          a.winograd ? PackedWeight(node.inputs[1], tile) : Nchw(node.inputs[1]);
       nhwc_[node.output] =
           b_.AddNode(NodeKind::kConv2d, {Nhwc(node.inputs[0]), weight}, a, node.name);
       ++convs_;
@@ -198,7 +207,8 @@ class Rewriter {
   GraphBuilder b_;
   std::vector<TensorId> nchw_;  // old tensor -> rewritten tensor in NCHW, or -1
   std::vector<TensorId> nhwc_;  // old 4-D tensor -> rewritten tensor in NHWC, or -1
-  std::map<TensorId, TensorId> packed_;  // OIHW weight -> its Winograd-packed weight
+  // (OIHW weight, tile) -> its Winograd-packed weight
+  std::map<std::pair<TensorId, int64_t>, TensorId> packed_;
   int convs_ = 0;
   int winograd_convs_ = 0;
   int transposes_ = 0;

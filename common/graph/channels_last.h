@@ -29,17 +29,21 @@ namespace pruner {
 
 struct ChannelsLastOptions {
   // 3x3 stride-1 convolutions of a weight the graph holds, whose transformed
-  // tiles fit in cache (WinogradPays), become Winograd
-  // F(2x2, 3x3) convolutions (NodeAttrs::winograd) reading a packed
-  // [4, 4, C, K] weight "<weight>.winograd", packed here when the graph
-  // carries the weight's values: 16 multiplies per 2x2 output tile and
-  // channel pair instead of 36, as TVM's CPU schedules do for ResNet's 3x3
-  // convolutions.
+  // tiles fit in cache, become Winograd F(m x m, 3x3) convolutions
+  // (NodeAttrs::winograd) with the tile m that ChooseWinogradTile picks,
+  // reading a packed [m+2, m+2, C, K] weight "<weight>.winograd" (m = 2) or
+  // "<weight>.winograd4", packed here when the graph carries the weight's
+  // values: 16 multiplies per 2x2 output tile and channel pair instead of
+  // 36, or 36 per 4x4 tile instead of 144, as TVM's CPU schedules do for
+  // ResNet's 3x3 convolutions.
   bool winograd = false;
   // Every 3x3 stride-1 convolution, not only those where Winograd is
-  // expected to pay (WinogradPays in common/ir/winograd.h): for tests and
-  // comparisons.
+  // expected to pay (ChooseWinogradTile in common/ir/winograd.h): for tests
+  // and comparisons. Where no tile pays, m = 2.
   bool winograd_everywhere = false;
+  // 2 or 4: this tile wherever Winograd is used, instead of the one
+  // ChooseWinogradTile picks; 0: the one it picks. For comparisons.
+  int64_t winograd_tile = 0;
 };
 
 struct ChannelsLastGraph {

@@ -87,9 +87,10 @@ struct NodeAttrs {
   // [N,OH,OW,K]; a conv's weight stays [K,C/groups,R,S]). Set by the
   // channels-last rewrite (channels_last.h), never by an importer.
   bool channels_last = false;
-  // conv2d with channels_last, 3x3 and stride 1: Winograd F(2x2, 3x3)
-  // (common/ir/winograd.h). The weight input is then the packed [4,4,C,K]
-  // weight, not OIHW. Set by the channels-last rewrite, never by an importer.
+  // conv2d with channels_last, 3x3 and stride 1: Winograd F(m x m, 3x3)
+  // (common/ir/winograd.h). The weight input is then the packed
+  // [m+2,m+2,C,K] weight, not OIHW, and gives m. Set by the channels-last
+  // rewrite, never by an importer.
   bool winograd = false;
   bool transpose_b = false;    // batch_matmul
   // bias_add: the axis the bias runs along; softmax: the last axis (or -1);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "common/base/status_macros.h"
 #include "common/graph/channels_last.h"
@@ -237,12 +238,21 @@ absl::StatusOr<OnnxImportOptions> ImportOptionsFromFlags(const std::vector<std::
                                                          const std::string& layout) {
   OnnxImportOptions options;
   for (const std::string& s : shapes) PRUNER_RETURN_IF_ERROR(ParseShapeBinding(s, &options));
-  if (layout != "nchw" && layout != "nhwc" && layout != "nhwc-winograd") {
+  if (layout != "nchw" && layout != "nhwc" && !absl::StartsWith(layout, "nhwc-winograd")) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--layout ", layout, ": expected nchw (as exported), nhwc or nhwc-winograd"));
   }
   options.channels_last = layout != "nchw";
-  options.winograd = layout == "nhwc-winograd";
+  options.winograd = absl::StartsWith(layout, "nhwc-winograd");
+  if (options.winograd) {
+    const std::string tile = layout.substr(std::string("nhwc-winograd").size());
+    if (tile == "2" || tile == "4") {
+      options.winograd_tile = tile[0] - '0';
+    } else if (!tile.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--layout ", layout, ": expected nhwc-winograd, nhwc-winograd2 or nhwc-winograd4"));
+    }
+  }
   return options;
 }
 
@@ -321,7 +331,8 @@ absl::StatusOr<OnnxModel> ImportOnnxBytes(const std::string& bytes, const std::s
   out->producer = absl::StrCat(model.producer_name(), " ", model.producer_version());
   if (options.channels_last) {
     PRUNER_ASSIGN_OR_RETURN(ChannelsLastGraph rewritten,
-                            ToChannelsLast(out->graph, {.winograd = options.winograd}));
+                            ToChannelsLast(out->graph, {.winograd = options.winograd,
+                                                      .winograd_tile = options.winograd_tile}));
     for (TensorId& id : out->inputs) id = rewritten.tensor_map[id];
     for (TensorId& id : out->outputs) id = rewritten.tensor_map[id];
     out->graph = std::move(rewritten.graph);

@@ -46,9 +46,14 @@ struct OnnxImportOptions {
   // Run the convolutions on NHWC tensors (channels_last.h): what
   // `--layout nhwc` sets. Inputs and outputs stay as the model declares them.
   bool channels_last = false;
-  // With channels_last: 3x3 stride-1 convolutions as Winograd F(2x2, 3x3)
-  // (ChannelsLastOptions::winograd): what `--layout nhwc-winograd` sets.
+  // With channels_last: 3x3 stride-1 convolutions as Winograd F(m x m, 3x3)
+  // where it pays (ChannelsLastOptions::winograd): what `--layout
+  // nhwc-winograd` sets.
   bool winograd = false;
+  // With winograd: 2 or 4 forces F(2x2, 3x3) or F(4x4, 3x3) wherever
+  // Winograd is used (`--layout nhwc-winograd2`, `nhwc-winograd4`); 0 lets
+  // ChooseWinogradTile pick per convolution.
+  int64_t winograd_tile = 0;
 };
 
 struct OnnxModel {
@@ -84,11 +89,12 @@ inline constexpr const char* kDefaultModelLayout = "nhwc-winograd";
 inline constexpr const char* kModelLayoutHelp =
     "with --model: nchw (as exported), nhwc (the convolutions on channels-last tensors, faster "
     "on CPUs for depthwise and 1x1 convolutions) or nhwc-winograd (nhwc, with 3x3 stride-1 "
-    "convolutions as Winograd F(2x2,3x3)); tune and compile with the same";
+    "convolutions as Winograd F(4x4,3x3) or F(2x2,3x3), whichever pays per convolution; "
+    "nhwc-winograd2 and nhwc-winograd4 force one); tune and compile with the same";
 
 // Import options from every --shape flag given and the --layout flag
 // ("nchw": as exported; "nhwc": channels_last; "nhwc-winograd": channels_last
-// and winograd).
+// and winograd; "nhwc-winograd2"/"4": with that tile).
 absl::StatusOr<OnnxImportOptions> ImportOptionsFromFlags(const std::vector<std::string>& shapes,
                                                          const std::string& layout);
 

@@ -64,15 +64,16 @@ class Checker {
 absl::StatusOr<Shape> WinogradConv2dShape(const Checker& c, const NodeAttrs& a, const Shape& x,
                                           const Shape& w) {
   if (!a.channels_last) return c.Error("a Winograd convolution needs channels_last (NHWC)");
-  if (w[0] != kWinogradAlpha || w[1] != kWinogradAlpha || w[2] != x[3]) {
-    return c.Error("Winograd weight ", ShapeToString(w), " must be [4, 4, ", x[3],
-                   ", K] for input ", ShapeToString(x));
+  if (!IsWinogradTile(w[0] - 2) || w[1] != w[0] || w[2] != x[3]) {
+    return c.Error("Winograd weight ", ShapeToString(w), " must be [4, 4, ", x[3], ", K] or [6, 6, ",
+                   x[3], ", K] for input ", ShapeToString(x));
   }
   const absl::Status eligible =
       CheckWinogradEligible(3, 3, a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups,
                             a.pad_h, a.pad_w, x[1], x[2]);
   if (!eligible.ok()) return c.Error(eligible.message());
-  const WinogradShape s{.height = x[1], .width = x[2], .pad_h = a.pad_h, .pad_w = a.pad_w};
+  const WinogradShape s{
+      .height = x[1], .width = x[2], .pad_h = a.pad_h, .pad_w = a.pad_w, .tile = w[0] - 2};
   return Shape{x[0], s.out_h(), s.out_w(), w[3]};
 }
 

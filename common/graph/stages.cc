@@ -55,7 +55,7 @@ int Conv2dStages(StageBuilder& b, const NodeAttrs& a, int x, int w) {
   const bool nhwc = a.channels_last;
   const std::vector<int64_t> xs = b.Shape(x);
   const std::vector<int64_t> ws = b.Shape(w);
-  if (a.winograd) {  // x NHWC, w packed [4, 4, C, K]; shape inference checked the rest
+  if (a.winograd) {  // x NHWC, w packed [m+2, m+2, C, K]; shape inference checked the rest
     return WinogradConv2dStages(b, x, w,
                                 {.batch = xs[0],
                                  .height = xs[1],
@@ -63,7 +63,8 @@ int Conv2dStages(StageBuilder& b, const NodeAttrs& a, int x, int w) {
                                  .in_channels = xs[3],
                                  .out_channels = ws[3],
                                  .pad_h = a.pad_h,
-                                 .pad_w = a.pad_w});
+                                 .pad_w = a.pad_w,
+                                 .tile = ws[0] - 2});
   }
   const int64_t kernel_h = ws[2], kernel_w = ws[3];
   const int64_t in_h = xs[nhwc ? 1 : 2], in_w = xs[nhwc ? 2 : 3];

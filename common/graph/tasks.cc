@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "common/base/status_macros.h"
 #include "common/base/absl_compat.h"
+#include "common/ir/winograd.h"
 
 namespace pruner {
 namespace {
@@ -43,10 +44,12 @@ HeadName HeadOf(const Graph& graph, const GraphNode& node) {
   switch (node.kind) {
     case NodeKind::kConv2d: {
       const std::vector<int64_t>& w = graph.tensor(node.inputs[1]).shape;
-      if (a.winograd) {  // NHWC x, packed w [4, 4, C, K]
+      if (a.winograd) {  // NHWC x, packed w [m+2, m+2, C, K]
         HeadName head{absl::StrCat(kind, "_winograd"),
                       absl::StrCat("_N", x[0], "_C", x[3], "_H", x[1], "_W", x[2], "_K", w[3])};
         AppendWindow(a, &head.shape);
+        // F(2x2, 3x3) names stay as they were before F(4x4, 3x3) existed.
+        if (w[0] != kWinogradAlpha) absl::StrAppend(&head.shape, "_tile", w[0] - 2);
         absl::StrAppend(&head.shape, "_nhwc");
         return head;
       }

@@ -10,6 +10,7 @@
 #include "common/base/absl_compat.h"
 #include "common/base/status_macros.h"
 #include "common/ir/ops.h"
+#include "common/ir/winograd.h"
 
 namespace pruner {
 namespace {
@@ -209,6 +210,7 @@ absl::StatusOr<ComputeDag> BuildConv2dWinograd(SpecArgs& args) {
   p.pad_w = args.Int("pad_w", pad);
   p.bias = args.Bool("bias", false);
   p.activation = args.Act("act");
+  p.winograd_tile = args.Int("tile", kWinogradTile);
   PRUNER_RETURN_IF_ERROR(args.Finish());
   return Conv2dWinograd(p);
 }
@@ -288,8 +290,8 @@ constexpr OperatorEntry kOperators[] = {
      "[layout=nchw|nhwc] (stride/pad/dilation also as _h/_w)",
      BuildConv2d},
     {"conv2d_winograd",
-     "[N=1],C,H,W,K,[pad=1],[bias=0],[act=none] (3x3, stride 1, NHWC; the weight is "
-     "Winograd-packed [4,4,C,K]; pad also as _h/_w)",
+     "[N=1],C,H,W,K,[pad=1],[bias=0],[act=none],[tile=2|4] (3x3, stride 1, NHWC; F(tile x "
+     "tile, 3x3); the weight is Winograd-packed [tile+2,tile+2,C,K]; pad also as _h/_w)",
      BuildConv2dWinograd},
     {"dense", "M,K,N,[bias=0],[act=none|relu|gelu]", BuildDense},
     {"depthwise_conv2d",

@@ -394,16 +394,21 @@ absl::StatusOr<ComputeDag> Conv2dWinograd(const Conv2dParams& p) {
   PRUNER_RETURN_IF_ERROR(CheckWinogradEligible(p.kernel_h, p.kernel_w, p.stride_h, p.stride_w,
                                                p.dilation_h, p.dilation_w, p.groups, p.pad_h,
                                                p.pad_w, p.height, p.width));
+  if (!IsWinogradTile(p.winograd_tile)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kOp, ": the output tile must be 2 or 4, got ", p.winograd_tile));
+  }
   const WinogradShape shape{.batch = p.batch,
                             .height = p.height,
                             .width = p.width,
                             .in_channels = p.in_channels,
                             .out_channels = p.out_channels,
                             .pad_h = p.pad_h,
-                            .pad_w = p.pad_w};
+                            .pad_w = p.pad_w,
+                            .tile = p.winograd_tile};
   DagBuilder b(kOp);
   const int x = b.Placeholder("X", {p.batch, p.height, p.width, p.in_channels});
-  const int u = b.Weight("U", {kWinogradAlpha, kWinogradAlpha, p.in_channels, p.out_channels});
+  const int u = b.Weight("U", {shape.alpha(), shape.alpha(), p.in_channels, p.out_channels});
   const int bias = p.bias ? b.Weight("bias", {p.out_channels}) : -1;
   int out = WinogradConv2dStages(b, x, u, shape);
   if (p.bias) {

@@ -68,6 +68,8 @@ struct Conv2dParams {
   Activation activation = Activation::kNone;
   // NHWC instead of NCHW: X [N, H, W, C], output [N, OH, OW, K].
   bool channels_last = false;
+  // Conv2dWinograd only: the output tile side m of F(m x m, 3x3), 2 or 4.
+  int64_t winograd_tile = 2;
 };
 
 // (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1.
@@ -84,9 +86,10 @@ int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
 // the conv stage's tag gains "_nhwc" (e.g. "depthwise_conv2d_nhwc").
 absl::StatusOr<ComputeDag> Conv2d(const Conv2dParams& params);
 
-// Conv2d's NHWC 3x3 stride-1 convolution as Winograd F(2x2, 3x3) stages
-// (common/ir/winograd.h): X [N, H, W, C] and the packed weight "U"
-// [4, 4, C, K] (WinogradPackWeights of the OIHW weight), output
+// Conv2d's NHWC 3x3 stride-1 convolution as Winograd F(m x m, 3x3) stages,
+// m = params.winograd_tile (common/ir/winograd.h): X [N, H, W, C] and the
+// packed weight "U" [m + 2, m + 2, C, K] (WinogradPackWeights of the OIHW
+// weight), output
 // [N, OH, OW, K], then optional "bias_add" and activation stages as in
 // Conv2d. channels_last is implied; kernel, stride, dilation and groups must
 // be what CheckWinogradEligible accepts.

@@ -34,7 +34,9 @@ absl::StatusOr<std::vector<Tensor>> RunReferenceAll(const ComputeDag& dag,
                                                     const std::vector<Tensor>& inputs);
 
 // One random tensor per placeholder (see FillRandom), seeded by `seed` and
-// the placeholder's position, ready for RunReference.
+// the placeholder's position, ready for RunReference. The packed weight of a
+// Winograd convolution is the packing of random 3x3 weights
+// (WinogradPackWeights), as in a model.
 std::vector<Tensor> RandomInputs(const ComputeDag& dag, uint64_t seed);
 
 // Resolves a read for EvaluateExpr: receives the kRead node and its evaluated

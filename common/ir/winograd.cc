@@ -16,8 +16,60 @@ namespace {
 //
 // WinogradInputIndex/Sign and WinogradOutputSign below describe B^T and A^T;
 // winograd_test checks them against these matrices entry by entry.
-constexpr float kG[kWinogradAlpha][3] = {
-    {1.0f, 0.0f, 0.0f}, {0.5f, 0.5f, 0.5f}, {-0.5f, 0.5f, -0.5f}, {0.0f, 0.0f, 1.0f}};
+constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {-0.5, 0.5, -0.5}, {0, 0, 1}};
+
+// F(4x4, 3x3), Lavin & Gray's matrices:
+//
+//   B^T = [4  0 -5  0  1  0]   G = [ 1/4    0     0  ]   A^T = [1  1  1  1  1  0]
+//         [0 -4 -4  1  1  0]       [-1/6  -1/6  -1/6 ]         [0  1 -1  2 -2  0]
+//         [0  4 -4 -1  1  0]       [-1/6   1/6  -1/6 ]         [0  1  1  4  4  0]
+//         [0 -2 -1  2  1  0]       [ 1/24  1/12  1/6 ]         [0  1 -1  8 -8  1]
+//         [0  2 -1 -2  1  0]       [ 1/24 -1/12  1/6 ]
+//         [0  4  0 -5  0  1]       [ 0     0     1   ]
+//
+// as (column, coefficient) terms, 4 per row of B^T and 5 per row of A^T; a
+// row with fewer non-zeros splits a coefficient over two terms of one
+// column (winograd.h says why). winograd_test multiplies them out.
+constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},
+                              {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                              {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                              {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                              {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                              {0, 0, 1}};
+struct Term {
+  int column;
+  int coef;
+};
+constexpr Term kInputTerms4[6][4] = {{{0, 4}, {2, -4}, {2, -1}, {4, 1}},
+                                     {{1, -4}, {2, -4}, {3, 1}, {4, 1}},
+                                     {{1, 4}, {2, -4}, {3, -1}, {4, 1}},
+                                     {{1, -2}, {2, -1}, {3, 2}, {4, 1}},
+                                     {{1, 2}, {2, -1}, {3, -2}, {4, 1}},
+                                     {{1, 4}, {3, -4}, {3, -1}, {5, 1}}};
+constexpr Term kOutputTerms4[4][5] = {{{0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}},
+                                      {{1, 1}, {2, -1}, {3, 1}, {3, 1}, {4, -2}},
+                                      {{1, 1}, {2, 1}, {3, 2}, {3, 2}, {4, 4}},
+                                      {{1, 1}, {2, -1}, {3, 8}, {4, -8}, {5, 1}}};
+
+// table[row][term] as an expression of row and term: a chain of selects
+// that folds to one literal once both are constants.
+template <size_t kRows, size_t kTerms, class Value>
+Expr Lookup(const Term (&table)[kRows][kTerms], const Expr& row, const Expr& term, Value value) {
+  Expr by_row;
+  for (int r = static_cast<int>(kRows) - 1; r >= 0; --r) {
+    Expr by_term = value(table[r][kTerms - 1]);
+    for (int t = static_cast<int>(kTerms) - 2; t >= 0; --t) {
+      by_term = Select(Compare(CompareOp::kEQ, term, IntImm(t)), value(table[r][t]), by_term);
+    }
+    by_row = r == static_cast<int>(kRows) - 1
+                 ? by_term
+                 : Select(Compare(CompareOp::kEQ, row, IntImm(r)), by_term, by_row);
+  }
+  return by_row;
+}
+
+Expr ColumnOf(const Term& t) { return IntImm(t.column); }
+Expr CoefOf(const Term& t) { return FloatImm(t.coef); }
 
 Expr Eq(const Expr& a, int64_t b) { return Compare(CompareOp::kEQ, a, IntImm(b)); }
 
@@ -49,26 +101,27 @@ absl::Status CheckWinogradEligible(int64_t kernel_h, int64_t kernel_w, int64_t s
 }
 
 std::vector<float> WinogradPackWeights(const std::vector<float>& oihw, int64_t out_channels,
-                                       int64_t in_channels) {
-  std::vector<float> packed(static_cast<size_t>(kWinogradAlpha * kWinogradAlpha * in_channels *
-                                                out_channels));
+                                       int64_t in_channels, int64_t tile) {
+  const int alpha = static_cast<int>(tile) + 2;
+  const double(*kg)[3] = tile == 4 ? kG4 : kG2;
+  std::vector<float> packed(static_cast<size_t>(alpha * alpha * in_channels * out_channels));
   for (int64_t k = 0; k < out_channels; ++k) {
     for (int64_t c = 0; c < in_channels; ++c) {
       const float* g = &oihw[static_cast<size_t>((k * in_channels + c) * 9)];
-      // G g (4x3), then (G g) G^T (4x4), in double so that packing adds no
-      // rounding of its own beyond the final float.
-      double gg[kWinogradAlpha][3] = {};
-      for (int e = 0; e < kWinogradAlpha; ++e) {
+      // G g (alpha x 3), then (G g) G^T (alpha x alpha), in double so that
+      // packing adds no rounding of its own beyond the final float.
+      double gg[6][3] = {};
+      for (int e = 0; e < alpha; ++e) {
         for (int j = 0; j < 3; ++j) {
-          for (int i = 0; i < 3; ++i) gg[e][j] += double{kG[e][i]} * g[i * 3 + j];
+          for (int i = 0; i < 3; ++i) gg[e][j] += kg[e][i] * g[i * 3 + j];
         }
       }
-      for (int e = 0; e < kWinogradAlpha; ++e) {
-        for (int u = 0; u < kWinogradAlpha; ++u) {
+      for (int e = 0; e < alpha; ++e) {
+        for (int u = 0; u < alpha; ++u) {
           double sum = 0;
-          for (int j = 0; j < 3; ++j) sum += gg[e][j] * kG[u][j];
-          packed[static_cast<size_t>(((e * kWinogradAlpha + u) * in_channels + c) * out_channels +
-                                     k)] = static_cast<float>(sum);
+          for (int j = 0; j < 3; ++j) sum += gg[e][j] * kg[u][j];
+          packed[static_cast<size_t>(((e * alpha + u) * in_channels + c) * out_channels + k)] =
+              static_cast<float>(sum);
         }
       }
     }
@@ -90,6 +143,29 @@ Expr WinogradInputSign(const Expr& row, const Expr& term) {
 // A^T rows: (+, +, +) from index 0 and (+, -, -) from index 1.
 Expr WinogradOutputSign(const Expr& row, const Expr& term) {
   return PlusOrMinusOne(Or(Eq(row, 0), Eq(term, 0)));
+}
+
+int64_t WinogradInputTerms(int64_t tile) { return tile == 4 ? 4 : 2; }
+int64_t WinogradOutputTerms(int64_t tile) { return tile == 4 ? 5 : 3; }
+
+Expr WinogradInputColumn(int64_t tile, const Expr& row, const Expr& term) {
+  if (tile == 4) return Lookup(kInputTerms4, row, term, ColumnOf);
+  return WinogradInputIndex(row, term);
+}
+
+Expr WinogradInputCoef(int64_t tile, const Expr& row, const Expr& term) {
+  if (tile == 4) return Lookup(kInputTerms4, row, term, CoefOf);
+  return WinogradInputSign(row, term);
+}
+
+Expr WinogradOutputColumn(int64_t tile, const Expr& row, const Expr& term) {
+  if (tile == 4) return Lookup(kOutputTerms4, row, term, ColumnOf);
+  return Add(row, term);
+}
+
+Expr WinogradOutputCoef(int64_t tile, const Expr& row, const Expr& term) {
+  if (tile == 4) return Lookup(kOutputTerms4, row, term, CoefOf);
+  return WinogradOutputSign(row, term);
 }
 
 }  // namespace pruner

@@ -101,7 +101,7 @@ absl::Status CompareOutputs(const Program& program, const KernelArgs& args, size
     Tensor got = Tensor::Zeros(b.shape, b.dtype);
     const float* data = args.pointers[first_output + k];
     std::copy(data, data + got.num_elements(), got.data.begin());
-    const absl::Status close = CheckAllClose(got, expected[k], options.rtol, options.atol);
+    const absl::Status close = CheckKernelOutput(got, expected[k], options);
     if (!close.ok()) return absl::InternalError(absl::StrCat("output ", b.name, ": ", close.message()));
   }
   return absl::OkStatus();

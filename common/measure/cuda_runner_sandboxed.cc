@@ -18,7 +18,7 @@ absl::Status CompareOutputs(const Program& program, const std::vector<Tensor>& g
     return absl::InternalError(absl::StrCat(got.size(), " outputs, expected ", expected.size()));
   }
   for (size_t k = 0; k < got.size(); ++k) {
-    const absl::Status close = CheckAllClose(got[k], expected[k], options.rtol, options.atol);
+    const absl::Status close = CheckKernelOutput(got[k], expected[k], options);
     if (!close.ok()) {
       return absl::InternalError(absl::StrCat("output ", program.buffer(program.outputs[k]).name,
                                               ": ", close.message()));

@@ -1,5 +1,8 @@
 #include "common/measure/measure_types.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "common/base/absl_compat.h"
 
@@ -36,6 +39,14 @@ std::string MeasureResult::Describe() const {
                         " repeats, build ", build_s, " s, run ", run_s, " s");
   }
   return absl::StrCat(ToAbsl(MeasureErrorName(error)), " [", phase, "]: ", message);
+}
+
+absl::Status CheckKernelOutput(const Tensor& got, const Tensor& want,
+                               const MeasureOptions& options) {
+  double sum_squares = 0;
+  for (float v : want.data) sum_squares += double{v} * v;
+  const double rms = want.data.empty() ? 0 : std::sqrt(sum_squares / want.data.size());
+  return CheckAllClose(got, want, options.rtol, options.atol * std::max(1.0, rms));
 }
 
 }  // namespace pruner

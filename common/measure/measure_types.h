@@ -24,9 +24,11 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "common/codegen/cpu_compiler.h"
 #include "common/device/device_profile.h"
 #include "common/ir/compute_dag.h"
+#include "common/ir/tensor.h"
 #include "common/schedule/step.h"
 
 namespace pruner {
@@ -119,7 +121,9 @@ struct MeasureOptions {
   double run_timeout_s = 10;    // per run, whole sandbox child (LocalRunner)
   int max_parallel_builds = 2;
 
-  // Correctness check of the first run against the reference executor.
+  // Correctness check of the first run against the reference executor
+  // (CheckKernelOutput): |got - want| <= atol * max(1, rms(want)) +
+  // rtol * |want|.
   double rtol = 1e-3;  // FMA contraction and vector reductions reorder sums
   double atol = 1e-4;
   uint64_t seed = 1;  // RandomInputs seed: non-zero values in [0.1, 1] in magnitude
@@ -131,6 +135,16 @@ struct MeasureOptions {
   // (or /tmp), removed when MeasureBatch returns.
   std::string work_dir;
 };
+
+// The correctness check of one kernel output against the reference's:
+// CheckAllClose with rtol and atol * max(1, rms(want)). Reordered float sums
+// err in proportion to the partial sums, which grow with the output's scale,
+// not with each element: a 128-channel Winograd F(4x4, 3x3) convolution
+// whose outputs have an rms of 12 errs by up to 1e-4 on its outputs near
+// zero, where a fixed atol of 1e-4 would call a correct kernel wrong. A
+// wrong index or a missing term errs by the scale of an input product
+// (0.01 at least for the check's inputs), far above this bound.
+absl::Status CheckKernelOutput(const Tensor& got, const Tensor& want, const MeasureOptions& options);
 
 }  // namespace pruner
 

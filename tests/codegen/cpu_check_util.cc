@@ -192,9 +192,10 @@ std::vector<std::string> CpuCheckOperators() {
       // Channels last, as `--layout nhwc` runs a model's convolutions.
       "conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1,layout=nhwc",
       "depthwise_conv2d:N=1,C=16,H=11,W=11,R=3,S=3,stride=2,pad=1,bias=1,act=relu,layout=nhwc",
-      // Winograd F(2x2, 3x3), as `--layout nhwc-winograd` runs 3x3 stride-1 ones:
-      // an odd output (partial tiles) with its epilogue.
+      // Winograd F(2x2, 3x3) and F(4x4, 3x3), as `--layout nhwc-winograd` runs
+      // 3x3 stride-1 ones: an odd output (partial tiles) with its epilogue.
       "conv2d_winograd:N=1,C=8,H=9,W=9,K=8,bias=1,act=relu",
+      "conv2d_winograd:N=1,C=8,H=9,W=9,K=8,bias=1,act=relu,tile=4",
       "max_pool2d:C=3,H=9,W=9,kernel=3,stride=2,pad=1",
       "avg_pool2d:C=3,H=10,W=10,kernel=2",
       "softmax:M=8,N=40",

@@ -29,6 +29,7 @@ std::vector<std::string> CudaCheckSpecs() {
       "batch_matmul:B=12,M=128,K=64,N=128",
       "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,bias=1,act=relu",
       "conv2d_winograd:N=1,C=64,H=28,W=28,K=64,bias=1,act=relu",
+      "conv2d_winograd:N=1,C=64,H=28,W=28,K=64,bias=1,act=relu,tile=4",
       "dense:M=128,K=768,N=3072,bias=1,act=gelu",
       "depthwise_conv2d:N=1,C=128,H=28,W=28,R=3,S=3,stride=1,pad=1",
       "layer_norm:M=128,N=768",

@@ -101,8 +101,13 @@ TEST_P(CudaRandomSchedulesTest, CompileForAmpereAndHopper) {
 INSTANTIATE_TEST_SUITE_P(EveryOperator, CudaRandomSchedulesTest,
                          ::testing::ValuesIn(CudaCheckSpecs()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
+                           // The operator's name, and the Winograd tile when
+                           // the spec sets one (two conv2d_winograd specs).
                            const std::string& spec = info.param;
-                           return spec.substr(0, spec.find(':'));
+                           std::string name = spec.substr(0, spec.find(':'));
+                           const size_t tile = spec.find("tile=");
+                           if (tile != std::string::npos) name += "_tile" + spec.substr(tile + 5, 1);
+                           return name;
                          });
 
 }  // namespace

@@ -177,27 +177,36 @@ Graph BasicBlockWithValues() {
   return g.ok() ? *std::move(g) : Graph();
 }
 
-TEST(ChannelsLastTest, WinogradConvolutionsComputeTheSameOutputsFromPackedWeights) {
+class WinogradTileTest : public ::testing::TestWithParam<int64_t> {};
+
+// With each tile forced: F(2x2, 3x3) keeps the names and weights it had
+// before F(4x4, 3x3) existed; F(4x4, 3x3)'s names end in "_tile4".
+TEST_P(WinogradTileTest, ComputeTheSameOutputsFromPackedWeights) {
+  const int64_t tile = GetParam();
   const Graph nchw = BasicBlockWithValues();
-  absl::StatusOr<ChannelsLastGraph> rewritten = ToChannelsLast(nchw, {.winograd = true});
+  absl::StatusOr<ChannelsLastGraph> rewritten =
+      ToChannelsLast(nchw, {.winograd = true, .winograd_tile = tile});
   ASSERT_TRUE(rewritten.ok()) << rewritten.status();
   EXPECT_EQ(rewritten->convs_rewritten, 4);
   EXPECT_EQ(rewritten->winograd_convs, 2);
   const Graph& g = rewritten->graph;
   for (const GraphNode& node : g.nodes()) {
     if (node.kind != NodeKind::kConv2d || !node.attrs.winograd) continue;
-    EXPECT_EQ(g.tensor(node.inputs[1]).shape, (std::vector<int64_t>{4, 4, 8, 8}));
-    EXPECT_TRUE(absl::EndsWith(g.tensor(node.inputs[1]).name, ".winograd"));
+    EXPECT_EQ(g.tensor(node.inputs[1]).shape,
+              (std::vector<int64_t>{tile + 2, tile + 2, 8, 8}));
+    EXPECT_TRUE(absl::EndsWith(g.tensor(node.inputs[1]).name,
+                               tile == 2 ? ".winograd" : ".winograd4"));
   }
   absl::StatusOr<std::vector<GraphTask>> tasks = ExtractTasks(g);
   ASSERT_TRUE(tasks.ok()) << tasks.status();
   std::vector<std::string> names;
   for (const GraphTask& t : *tasks) names.push_back(t.name);
-  EXPECT_THAT(names, ::testing::IsSupersetOf(
-                         {"conv2d_winograd_bias_relu_N1_C8_H7_W7_K8_pad1_nhwc",
-                          "conv2d_winograd_bias_add_relu_N1_C8_H7_W7_K8_pad1_nhwc",
-                          "conv2d_relu_N1_C8_H7_W7_K16_R3_S3_stride2_pad1_nhwc",
-                          "group_conv2d_N1_C16_H4_W4_K16_R3_S3_pad1_g4_nhwc"}));
+  const std::string suffix = tile == 2 ? "_nhwc" : "_tile4_nhwc";
+  EXPECT_THAT(names, ::testing::IsSupersetOf(std::vector<std::string>{
+                         "conv2d_winograd_bias_relu_N1_C8_H7_W7_K8_pad1" + suffix,
+                         "conv2d_winograd_bias_add_relu_N1_C8_H7_W7_K8_pad1" + suffix,
+                         "conv2d_relu_N1_C8_H7_W7_K16_R3_S3_stride2_pad1_nhwc",
+                         "group_conv2d_N1_C16_H4_W4_K16_R3_S3_pad1_g4_nhwc"}));
 
   // Both graphs run on the same random feeds, except that the conv weights
   // keep their own values, from which the packed weights were made.
@@ -224,26 +233,35 @@ TEST(ChannelsLastTest, WinogradConvolutionsComputeTheSameOutputsFromPackedWeight
   EXPECT_TRUE(close.ok()) << close;
 }
 
+INSTANTIATE_TEST_SUITE_P(Tiles, WinogradTileTest, ::testing::Values(2, 4));
+
 TEST(ChannelsLastTest, WinogradOnlyWhereItsTilesFitInCache) {
-  // ResNet-18's first block: 16 x 784 tiles x 64 channels is 3.2 MB of
-  // transformed tiles, more than WinogradPays allows; its third stage's
-  // 16 x 49 x 256 (0.8 MB) is not.
-  GraphBuilder b("two_blocks");
+  // ResNet-18's first block as F(4x4, 3x3): 36 x 196 tiles x 64 channels is
+  // 1.8 MB of transformed tiles, within ChooseWinogradTile's 2 MiB; its
+  // third stage's F(4x4, 3x3) weight would be 9.4 MB, so it takes
+  // F(2x2, 3x3) (0.8 MB of tiles); 64 channels at 112x112 take neither.
+  GraphBuilder b("three_blocks");
   b.Conv2d(b.Input("x", {1, 64, 56, 56}), 64, 3, 1, 1);
   b.Conv2d(b.Input("y", {1, 256, 14, 14}), 256, 3, 1, 1);
+  b.Conv2d(b.Input("z", {1, 64, 112, 112}), 64, 3, 1, 1);
   absl::StatusOr<Graph> g = std::move(b).Build();
   ASSERT_TRUE(g.ok()) << g.status();
   absl::StatusOr<ChannelsLastGraph> paying = ToChannelsLast(*g, {.winograd = true});
   absl::StatusOr<ChannelsLastGraph> all =
       ToChannelsLast(*g, {.winograd = true, .winograd_everywhere = true});
   ASSERT_TRUE(paying.ok() && all.ok());
-  EXPECT_EQ(paying->winograd_convs, 1);
-  EXPECT_EQ(all->winograd_convs, 2);
+  EXPECT_EQ(paying->winograd_convs, 2);
+  EXPECT_EQ(all->winograd_convs, 3);
+  std::map<int64_t, int64_t> alpha_by_width;  // input width -> packed weight's first extent
   for (const GraphNode& node : paying->graph.nodes()) {
     if (node.kind != NodeKind::kConv2d) continue;
-    EXPECT_EQ(node.attrs.winograd, paying->graph.tensor(node.inputs[0]).shape[3] == 256)
-        << node.name;
+    const int64_t width = paying->graph.tensor(node.inputs[0]).shape[2];
+    alpha_by_width[width] =
+        node.attrs.winograd ? paying->graph.tensor(node.inputs[1]).shape[0] : 0;
   }
+  EXPECT_THAT(alpha_by_width,
+              ::testing::ElementsAre(::testing::Pair(14, 4), ::testing::Pair(56, 6),
+                                     ::testing::Pair(112, 0)));
 }
 
 }  // namespace

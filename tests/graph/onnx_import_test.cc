@@ -332,23 +332,33 @@ TEST(OnnxImportTest, ChannelsLastRunsTheConvsOnNhwcAndKeepsTheModelsShapes) {
   ExpectConvnetMatchesPyTorch(*nhwc);
 }
 
+// nhwc-winograd lets ChooseWinogradTile pick each convolution's tile (the
+// test model's are small: F(4x4, 3x3)); nhwc-winograd2 and nhwc-winograd4
+// force one. Each matches PyTorch.
 TEST(OnnxImportTest, NhwcWinogradPacksTheWeightsOf3x3Stride1Convs) {
-  absl::StatusOr<OnnxImportOptions> options = ImportOptionsFromFlags({}, "nhwc-winograd");
-  ASSERT_TRUE(options.ok()) << options.status();
-  EXPECT_TRUE(options->channels_last && options->winograd);
-  absl::StatusOr<OnnxModel> model = ImportOnnxFile(ModelPath("convnet", ".onnx"), *options);
-  ASSERT_TRUE(model.ok()) << model.status();
-  int winograd = 0;
-  for (const GraphNode& node : model->graph.nodes()) {
-    if (node.kind != NodeKind::kConv2d || !node.attrs.winograd) continue;
-    ++winograd;
-    const GraphTensor& packed = model->graph.tensor(node.inputs[1]);
-    EXPECT_EQ(packed.shape[0], 4) << node.name;
-    ASSERT_NE(packed.data, nullptr) << node.name;
-    EXPECT_EQ(static_cast<int64_t>(packed.data->size()), NumElements(packed.shape));
+  for (const auto& [layout, alpha] : {std::pair{"nhwc-winograd", 6}, std::pair{"nhwc-winograd2", 4},
+                                      std::pair{"nhwc-winograd4", 6}}) {
+    SCOPED_TRACE(layout);
+    absl::StatusOr<OnnxImportOptions> options = ImportOptionsFromFlags({}, layout);
+    ASSERT_TRUE(options.ok()) << options.status();
+    EXPECT_TRUE(options->channels_last && options->winograd);
+    absl::StatusOr<OnnxModel> model = ImportOnnxFile(ModelPath("convnet", ".onnx"), *options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    int winograd = 0;
+    for (const GraphNode& node : model->graph.nodes()) {
+      if (node.kind != NodeKind::kConv2d || !node.attrs.winograd) continue;
+      ++winograd;
+      const GraphTensor& packed = model->graph.tensor(node.inputs[1]);
+      EXPECT_EQ(packed.shape[0], alpha) << node.name;
+      ASSERT_NE(packed.data, nullptr) << node.name;
+      EXPECT_EQ(static_cast<int64_t>(packed.data->size()), NumElements(packed.shape));
+    }
+    EXPECT_GT(winograd, 0);
+    ExpectConvnetMatchesPyTorch(*model);
   }
-  EXPECT_GT(winograd, 0);
-  ExpectConvnetMatchesPyTorch(*model);
+  const absl::Status bad = ImportOptionsFromFlags({}, "nhwc-winograd3").status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.message(), HasSubstr("expected nhwc-winograd, nhwc-winograd2 or nhwc-winograd4"));
 }
 
 }  // namespace
