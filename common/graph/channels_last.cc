@@ -143,10 +143,14 @@ class Rewriter {
                               .out_channels = w.shape[0],
                               .pad_h = a.pad_h,
                               .pad_w = a.pad_w};
+    if (options_.winograd_tile != 0) {
+      WinogradShape forced = shape;
+      forced.tile = options_.winograd_tile;
+      return options_.winograd_everywhere || WinogradPays(forced) ? forced.tile : 0;
+    }
     const int64_t chosen = ChooseWinogradTile(shape);
-    if (chosen == 0 && !options_.winograd_everywhere) return 0;
-    if (options_.winograd_tile != 0) return options_.winograd_tile;
-    return chosen == 0 ? kWinogradTile : chosen;
+    if (chosen == 0 && options_.winograd_everywhere) return kWinogradTile;
+    return chosen;
   }
 
   // The packed [m+2, m+2, C, K] form of OIHW weight `id` for output tile m,

@@ -41,8 +41,9 @@ struct ChannelsLastOptions {
   // expected to pay (ChooseWinogradTile in common/ir/winograd.h): for tests
   // and comparisons. Where no tile pays, m = 2.
   bool winograd_everywhere = false;
-  // 2 or 4: this tile wherever Winograd is used, instead of the one
-  // ChooseWinogradTile picks; 0: the one it picks. For comparisons.
+  // 2 or 4: only this tile, where its transformed tiles fit in cache
+  // (WinogradPays), instead of the one ChooseWinogradTile picks; 0: the one
+  // it picks. 2 is session 19's layout (bench/README.md). For comparisons.
   int64_t winograd_tile = 0;
 };
 

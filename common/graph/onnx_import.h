@@ -50,8 +50,8 @@ struct OnnxImportOptions {
   // where it pays (ChannelsLastOptions::winograd): what `--layout
   // nhwc-winograd` sets.
   bool winograd = false;
-  // With winograd: 2 or 4 forces F(2x2, 3x3) or F(4x4, 3x3) wherever
-  // Winograd is used (`--layout nhwc-winograd2`, `nhwc-winograd4`); 0 lets
+  // With winograd: 2 or 4 uses only F(2x2, 3x3) or F(4x4, 3x3), where it
+  // pays (`--layout nhwc-winograd2`, `nhwc-winograd4`); 0 lets
   // ChooseWinogradTile pick per convolution.
   int64_t winograd_tile = 0;
 };
@@ -90,7 +90,8 @@ inline constexpr const char* kModelLayoutHelp =
     "with --model: nchw (as exported), nhwc (the convolutions on channels-last tensors, faster "
     "on CPUs for depthwise and 1x1 convolutions) or nhwc-winograd (nhwc, with 3x3 stride-1 "
     "convolutions as Winograd F(4x4,3x3) or F(2x2,3x3), whichever pays per convolution; "
-    "nhwc-winograd2 and nhwc-winograd4 force one); tune and compile with the same";
+    "nhwc-winograd2 and nhwc-winograd4 use only one, where it pays); tune and compile with the "
+    "same";
 
 // Import options from every --shape flag given and the --layout flag
 // ("nchw": as exported; "nhwc": channels_last; "nhwc-winograd": channels_last
