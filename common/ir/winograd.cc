@@ -148,24 +148,18 @@ Expr WinogradOutputSign(const Expr& row, const Expr& term) {
 int64_t WinogradInputTerms(int64_t tile) { return tile == 4 ? 4 : 2; }
 int64_t WinogradOutputTerms(int64_t tile) { return tile == 4 ? 5 : 3; }
 
-Expr WinogradInputColumn(int64_t tile, const Expr& row, const Expr& term) {
-  if (tile == 4) return Lookup(kInputTerms4, row, term, ColumnOf);
-  return WinogradInputIndex(row, term);
+WinogradTerm WinogradInputTerm(int64_t tile, const Expr& row, const Expr& term) {
+  if (tile == 4) {
+    return {Lookup(kInputTerms4, row, term, ColumnOf), Lookup(kInputTerms4, row, term, CoefOf)};
+  }
+  return {WinogradInputIndex(row, term), WinogradInputSign(row, term)};
 }
 
-Expr WinogradInputCoef(int64_t tile, const Expr& row, const Expr& term) {
-  if (tile == 4) return Lookup(kInputTerms4, row, term, CoefOf);
-  return WinogradInputSign(row, term);
-}
-
-Expr WinogradOutputColumn(int64_t tile, const Expr& row, const Expr& term) {
-  if (tile == 4) return Lookup(kOutputTerms4, row, term, ColumnOf);
-  return Add(row, term);
-}
-
-Expr WinogradOutputCoef(int64_t tile, const Expr& row, const Expr& term) {
-  if (tile == 4) return Lookup(kOutputTerms4, row, term, CoefOf);
-  return WinogradOutputSign(row, term);
+WinogradTerm WinogradOutputTerm(int64_t tile, const Expr& row, const Expr& term) {
+  if (tile == 4) {
+    return {Lookup(kOutputTerms4, row, term, ColumnOf), Lookup(kOutputTerms4, row, term, CoefOf)};
+  }
+  return {Add(row, term), WinogradOutputSign(row, term)};
 }
 
 }  // namespace pruner

@@ -135,16 +135,17 @@ Expr WinogradInputSign(const Expr& row, const Expr& term);
 Expr WinogradOutputSign(const Expr& row, const Expr& term);
 
 // Any tile: row `row` of B^T (A^T) is the sum over term < WinogradInputTerms
-// (WinogradOutputTerms) of the coefficient WinogradInputCoef (OutputCoef) at
-// column WinogradInputColumn (OutputColumn); a column may repeat within a
-// row, and no coefficient is zero. For tile 2 these are the index and sign
-// expressions above.
+// (WinogradOutputTerms) of WinogradInputTerm(...).coef (OutputTerm) at its
+// column; a column may repeat within a row, and no coefficient is zero. For
+// tile 2 these are the index and sign expressions above.
+struct WinogradTerm {
+  Expr column;  // int64
+  Expr coef;    // float32
+};
 int64_t WinogradInputTerms(int64_t tile);
 int64_t WinogradOutputTerms(int64_t tile);
-Expr WinogradInputColumn(int64_t tile, const Expr& row, const Expr& term);
-Expr WinogradInputCoef(int64_t tile, const Expr& row, const Expr& term);
-Expr WinogradOutputColumn(int64_t tile, const Expr& row, const Expr& term);
-Expr WinogradOutputCoef(int64_t tile, const Expr& row, const Expr& term);
+WinogradTerm WinogradInputTerm(int64_t tile, const Expr& row, const Expr& term);
+WinogradTerm WinogradOutputTerm(int64_t tile, const Expr& row, const Expr& term);
 
 // Appends the Winograd stages of an NHWC 3x3 convolution reading `input`
 // [N, H, W, C] and `packed_weight` [4, 4, C, K] to builder `b`, and returns
@@ -195,10 +196,11 @@ int WinogradConv2dStages(Builder& b, int input, int packed_weight, const Winogra
         Expr n = FloorDiv(p, IntImm(tiles_hw));
         Expr ty = FloorMod(FloorDiv(p, IntImm(s.tiles_w())), IntImm(s.tiles_h()));
         Expr tx = FloorMod(p, IntImm(s.tiles_w()));
-        Expr y = Add(Mul(ty, IntImm(m)), WinogradInputColumn(m, v[0], v[4]));
-        Expr x = Add(Mul(tx, IntImm(m)), WinogradInputColumn(m, v[1], v[5]));
-        return weighted(b.Read(padded, {n, y, x, v[3]}), WinogradInputCoef(m, v[0], v[4]),
-                        WinogradInputCoef(m, v[1], v[5]));
+        const WinogradTerm a = WinogradInputTerm(m, v[0], v[4]);
+        const WinogradTerm c = WinogradInputTerm(m, v[1], v[5]);
+        Expr y = Add(Mul(ty, IntImm(m)), a.column);
+        Expr x = Add(Mul(tx, IntImm(m)), c.column);
+        return weighted(b.Read(padded, {n, y, x, v[3]}), a.coef, c.coef);
       });
   const int bgemm = b.Compute(
       "bgemm", {{"eps", s.alpha()}, {"nu", s.alpha()}, {"p", s.tiles()}, {"co", s.out_channels}},
@@ -212,10 +214,9 @@ int WinogradConv2dStages(Builder& b, int input, int packed_weight, const Winogra
       "inverse", {{"vh", m}, {"vw", m}, {"p", s.tiles()}, {"co", s.out_channels}},
       {{"r_a", out_terms}, {"r_b", out_terms}}, ReduceKind::kSum, kWinogradInverseTag,
       [&](const std::vector<Expr>& v) {
-        Expr read = b.Read(bgemm, {WinogradOutputColumn(m, v[0], v[4]),
-                                   WinogradOutputColumn(m, v[1], v[5]), v[2], v[3]});
-        return weighted(std::move(read), WinogradOutputCoef(m, v[0], v[4]),
-                        WinogradOutputCoef(m, v[1], v[5]));
+        const WinogradTerm a = WinogradOutputTerm(m, v[0], v[4]);
+        const WinogradTerm c = WinogradOutputTerm(m, v[1], v[5]);
+        return weighted(b.Read(bgemm, {a.column, c.column, v[2], v[3]}), a.coef, c.coef);
       });
   return b.Compute(
       "conv2d_winograd_nhwc",

@@ -57,15 +57,15 @@ constexpr int kAt4[4][6] = {
 // Sums the (column, coefficient) terms of each row into a dense row.
 template <int kRows>
 void ExpectTermsSpellOut(const int (&want)[kRows][6], int64_t terms,
-                         Expr (*column)(int64_t, const Expr&, const Expr&),
-                         Expr (*coef)(int64_t, const Expr&, const Expr&)) {
+                         WinogradTerm (*term_of)(int64_t, const Expr&, const Expr&)) {
   for (int row = 0; row < kRows; ++row) {
     int got[6] = {};
     for (int term = 0; term < terms; ++term) {
-      const int c = static_cast<int>(Evaluate(column(4, IntImm(row), IntImm(term))));
+      const WinogradTerm t = term_of(4, IntImm(row), IntImm(term));
+      const int c = static_cast<int>(Evaluate(t.column));
       ASSERT_GE(c, 0);
       ASSERT_LT(c, 6);
-      const double k = Evaluate(coef(4, IntImm(row), IntImm(term)));
+      const double k = Evaluate(t.coef);
       EXPECT_NE(k, 0.0) << "a zero coefficient costs a multiply-add: row " << row;
       got[c] += static_cast<int>(k);
     }
@@ -76,8 +76,8 @@ void ExpectTermsSpellOut(const int (&want)[kRows][6], int64_t terms,
 }
 
 TEST(WinogradTest, F4TermsSpellOutTheTransformMatrices) {
-  ExpectTermsSpellOut(kBt4, WinogradInputTerms(4), WinogradInputColumn, WinogradInputCoef);
-  ExpectTermsSpellOut(kAt4, WinogradOutputTerms(4), WinogradOutputColumn, WinogradOutputCoef);
+  ExpectTermsSpellOut(kBt4, WinogradInputTerms(4), WinogradInputTerm);
+  ExpectTermsSpellOut(kAt4, WinogradOutputTerms(4), WinogradOutputTerm);
 }
 
 Conv2dParams Nhwc3x3(int64_t batch, int64_t c, int64_t h, int64_t w, int64_t k, int64_t pad) {
