@@ -84,6 +84,9 @@ void PrintReport(const std::string& op, const std::string& device, const Schedul
   std::printf("%-58s %-11s %3d sketches  %4d sampled  %4d lowered  %4d match reference",
               op.c_str(), device.c_str(), r.num_sketches, r.sampled, r.lowered, r.matched);
   if (r.ran > 0) std::printf("  %4d of %d run right", r.run_matched, r.ran);
+  if (r.run_mean_s > 0) {
+    std::printf("  %.4f ms (%.1f GFLOP/s)", r.run_mean_s * 1e3, r.gflop / r.run_mean_s);
+  }
   std::printf("\n");
   for (const auto& [message, count] : r.failures) {
     std::printf("    %4d x %s\n", count, message.c_str());

@@ -54,6 +54,9 @@ struct ScheduleCheckReport {
   int ran = 0;
   int run_matched = 0;
   std::map<std::string, int> run_failures;
+  // With `run` and one given sentence: its mean time over the measurer's
+  // repeats (warm, number/repeat as tuning measures), 0 if it failed.
+  double run_mean_s = 0;
   // Sentences that failed anywhere, each with why, the first few only.
   std::vector<std::string> failed_sentences;
   std::string example;  // sentence + program, when requested

@@ -11,6 +11,10 @@
 //      this process with the same thread count;
 //   4. check every output against PyTorch's saved output;
 //   5. time the three interleaved (bench/interleaved_timing.h), medians.
+// With several models, each runs in a process of its own (this binary again,
+// one model): LibTorch timed the encoder 5-8x slower in some processes that
+// had run the other two models first (bench/README.md, session 21), and a
+// model's figures should not depend on what ran before it.
 // Speed-up = PyTorch latency / ours. Ends with
 //   RESULT model resnet18_speedup=... mobilenet_v2_speedup=... encoder_speedup=... ...
 
@@ -58,6 +62,11 @@ struct Settings {
   std::string db;  // a records database to tune into / take records from; "" = a fresh one
   std::string tune_args;  // extra `pruner tune` arguments (e.g. cold-cache timing)
   std::string layout = kDefaultModelLayout;  // of the convolutions, tuned and compiled
+  int profile_steps = 8;  // in-model steps printed, the largest first
+  // Set by the parent for the process of one model: where to write its
+  // outcome, and the FMA peak the parent measured (one peak for all).
+  std::string outcome_file;
+  double peak_gflops = 0;
 };
 
 // The RESULT key of a model: bert_s128 is the "BERT-style encoder"
@@ -117,7 +126,8 @@ int64_t RecordsOfModel(const RecordsStore& store, const std::vector<SearchTask>&
 // Where the tuned model's time goes as it runs (not as each kernel was
 // measured alone, warm): each step's fastest time over 20 runs, the largest
 // first, with its fraction of the FMA peak.
-void PrintInModelProfile(CompiledModel& model, const Tensor& input, double peak_gflops) {
+void PrintInModelProfile(CompiledModel& model, const Tensor& input, double peak_gflops,
+                         int max_steps) {
   absl::StatusOr<std::vector<CompiledModel::StepTime>> steps = model.Profile({input}, 20);
   if (!steps.ok()) {
     std::printf("  profile: %s\n", std::string(steps.status().message()).c_str());
@@ -134,7 +144,7 @@ void PrintInModelProfile(CompiledModel& model, const Tensor& input, double peak_
   std::printf("  tuned model, per step in the model (fastest of 20 runs): %.3f ms in %zu steps, "
               "%.3f ms of it data movement; the largest:\n",
               total * 1e3, steps->size(), moves * 1e3);
-  for (size_t i = 0; i < sorted.size() && i < 8; ++i) {
+  for (size_t i = 0; i < sorted.size() && static_cast<int>(i) < max_steps; ++i) {
     const CompiledModel::StepTime& t = sorted[i];
     const double gflops = t.seconds > 0 ? t.flops / t.seconds * 1e-9 : 0;
     std::printf("    %5.1f%%  %8.3f ms  %6.1f GFLOP/s (%4.1f%% of peak)  %s\n",
@@ -276,9 +286,87 @@ ModelOutcome RunModel(const std::string& name, const Settings& s, const std::str
               "Pruner default %.3f ms (%.2fx), Pruner tuned %.3f ms (%.2fx)\n\n",
               s.rounds, s.threads, out.torch_ms, out.default_ms, out.torch_ms / out.default_ms,
               out.tuned_ms, out.torch_ms / out.tuned_ms);
-  PrintInModelProfile(*ours["tuned"], *input, peak_gflops);
+  PrintInModelProfile(*ours["tuned"], *input, peak_gflops, s.profile_steps);
   out.ok = true;
   return out;
+}
+
+// One shell word: `v` in single quotes (the command runs through
+// std::system, like the tuner's).
+std::string ShellQuote(const std::string& v) {
+  std::string q = "'";
+  for (const char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The outcome of one model crosses from its process to the parent as a
+// line of numbers and a line of error text.
+absl::Status WriteOutcome(const ModelOutcome& o, const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return absl::InternalError(absl::StrCat("cannot write ", path));
+  std::fprintf(f, "%d %lld %.17g %.17g %.17g %.17g %.17g\n%s\n", o.ok ? 1 : 0,
+               static_cast<long long>(o.trials), o.tune_s, o.torch_ms, o.default_ms, o.tuned_ms,
+               o.gflop, o.error.c_str());
+  return std::fclose(f) == 0 ? absl::OkStatus()
+                             : absl::InternalError(absl::StrCat("cannot write ", path));
+}
+
+ModelOutcome ReadOutcome(const std::string& name, const std::string& path) {
+  ModelOutcome o;
+  o.name = name;
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) {
+    o.error = absl::StrCat("its process left no outcome in ", path);
+    return o;
+  }
+  int ok = 0;
+  long long trials = 0;
+  if (std::fscanf(f, "%d %lld %lf %lf %lf %lf %lf\n", &ok, &trials, &o.tune_s, &o.torch_ms,
+                  &o.default_ms, &o.tuned_ms, &o.gflop) != 7) {
+    o.error = absl::StrCat("unreadable outcome in ", path);
+  } else {
+    o.ok = ok == 1;
+    o.trials = trials;
+    char line[1024] = {0};
+    if (std::fgets(line, sizeof(line), f) != nullptr) {
+      o.error = line;
+      if (!o.error.empty() && o.error.back() == '\n') o.error.pop_back();
+    }
+  }
+  std::fclose(f);
+  return o;
+}
+
+// Runs this binary again for one model and reads back its outcome; the
+// child prints its own section to the same stdout.
+ModelOutcome RunModelInOwnProcess(const std::string& name, const Settings& s, const std::string& db,
+                                  double peak_gflops) {
+  const std::string outcome =
+      (std::filesystem::path(s.work_dir) / (name + ".outcome")).string();
+  std::filesystem::remove(outcome);
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::string cmd = ShellQuote(self);
+  const std::vector<std::pair<std::string, std::string>> args = {
+      {"--models", name},
+      {"--models-dir", s.models_dir},
+      {"--work-dir", s.work_dir},
+      {"--trials", absl::StrCat(s.trials)},
+      {"--threads", absl::StrCat(s.threads)},
+      {"--rounds", absl::StrCat(s.rounds)},
+      {"--strategy", s.strategy},
+      {"--tune-args", s.tune_args},
+      {"--db", db},
+      {"--layout", s.layout},
+      {"--profile-steps", absl::StrCat(s.profile_steps)},
+      {"--peak-gflops", absl::StrFormat("%.17g", peak_gflops)},
+      {"--outcome-file", outcome},
+  };
+  for (const auto& [flag, v] : args) absl::StrAppend(&cmd, " ", flag, " ", ShellQuote(v));
+  std::fflush(stdout);
+  const int rc = std::system(cmd.c_str());
+  ModelOutcome o = ReadOutcome(name, outcome);
+  if (rc != 0 && o.error.empty()) o.error = absl::StrCat("its process exited with ", rc);
+  return o;
 }
 
 int Main(int argc, char** argv) {
@@ -296,16 +384,31 @@ int Main(int argc, char** argv) {
     else if (a == "--tune-args") s.tune_args = value();
     else if (a == "--db") s.db = value();
     else if (a == "--layout") s.layout = value();
+    else if (a == "--profile-steps") s.profile_steps = std::atoi(value().c_str());
+    else if (a == "--outcome-file") s.outcome_file = value();
+    else if (a == "--peak-gflops") s.peak_gflops = std::atof(value().c_str());
     else {
       std::fprintf(stderr,
                    "usage: bench_model [--models resnet18,mobilenet_v2,bert_s128] "
                    "[--models-dir DIR] [--work-dir DIR] [--trials N per model] [--threads 2] "
                    "[--rounds 30] [--strategy ansor-xgb] [--db FILE: keep or reuse records]\n"
-                   "       [--layout nchw|nhwc]\n"
+                   "       [--layout nchw|nhwc|nhwc-winograd|nhwc-winograd2|nhwc-winograd4] "
+                   "[--profile-steps 8]\n"
                    "       [--tune-args \"--flush-cache --number 1 --min-repeat-ms 0 ...\"]\n");
       return 2;
     }
   }
+  absl::StatusOr<DeviceProfile> cpu = GetDeviceProfile("cpu");
+  if (!cpu.ok()) return 1;
+  const DeviceProfile device = WithStableCpuKey(*cpu);
+  std::filesystem::create_directories(s.work_dir);
+
+  // The process of one model, started by the parent below.
+  if (!s.outcome_file.empty()) {
+    const ModelOutcome o = RunModel(s.models.at(0), s, s.db, device, s.peak_gflops);
+    return WriteOutcome(o, s.outcome_file).ok() ? 0 : 1;
+  }
+
   // The models come from PyTorch's exporter; export them once.
   for (const std::string& m : s.models) {
     if (!std::filesystem::exists(std::filesystem::path(s.models_dir) / (m + ".torchscript.pt"))) {
@@ -319,23 +422,21 @@ int Main(int argc, char** argv) {
       break;
     }
   }
-  absl::StatusOr<DeviceProfile> cpu = GetDeviceProfile("cpu");
-  if (!cpu.ok()) return 1;
-  const DeviceProfile device = WithStableCpuKey(*cpu);
-  std::filesystem::create_directories(s.work_dir);
   std::string db = s.db;
   if (db.empty()) {
     db = (std::filesystem::path(s.work_dir) / "bench_model.db").string();
     std::filesystem::remove(db);
   }
   const FmaPeak peak = MeasureFmaPeak(s.threads, 0.3);
-  std::printf("bench_model: %s, %d threads, FMA peak %.1f GFLOP/s, %lld trials per model\n\n",
-              device.name.c_str(), s.threads, peak.gflops, static_cast<long long>(s.trials));
+  std::printf("bench_model: %s, %d threads, FMA peak %.1f GFLOP/s, %lld trials per model%s\n\n",
+              device.name.c_str(), s.threads, peak.gflops, static_cast<long long>(s.trials),
+              s.models.size() > 1 ? ", each model in a process of its own" : "");
 
   std::string result = "RESULT model";
   std::string extra;
   for (const std::string& m : s.models) {
-    const ModelOutcome o = RunModel(m, s, db, device, peak.gflops);
+    const ModelOutcome o = s.models.size() > 1 ? RunModelInOwnProcess(m, s, db, peak.gflops)
+                                               : RunModel(m, s, db, device, peak.gflops);
     const std::string k = Key(m);
     if (!o.ok) {
       std::printf("  %s: %s\n\n", m.c_str(), o.error.c_str());

@@ -82,6 +82,58 @@ TEST(CpuLlvmIr, GuardedLanesUseMaskedAccesses) {
   EXPECT_TRUE(absl::StrContains(*ir, "llvm.masked.store")) << *ir;
 }
 
+// Lanes other than a power of two go out as power-of-two vectors, the
+// widest first, down to a remainder under 8 lanes kept whole: LLVM
+// legalized a 144-lane padding copy into slow code.
+TEST(CpuLlvmIr, VectorizedLoopsGoOutAsPowerOfTwoPieces) {
+  LlvmCpuTarget target;
+  target.cpu = "skylake-avx512";
+  auto ir_of = [&](const std::string& op) {
+    absl::StatusOr<std::string> ir =
+        CpuProgramLlvmIr(LowerSteps(Share(BuildOperator(op)), "AN 1 1 vectorize"), target, false);
+    EXPECT_TRUE(ir.ok()) << ir.status();
+    return ir.ok() ? *ir : std::string();
+  };
+  const std::string wide = ir_of("relu:shape=3x144");
+  EXPECT_TRUE(absl::StrContains(wide, "load <128 x float>")) << wide;
+  EXPECT_TRUE(absl::StrContains(wide, "load <16 x float>")) << wide;
+  EXPECT_FALSE(absl::StrContains(wide, "<144 x float>")) << wide;
+  const std::string twelve = ir_of("relu:shape=3x12");
+  EXPECT_TRUE(absl::StrContains(twelve, "store <8 x float>")) << twelve;
+  EXPECT_TRUE(absl::StrContains(twelve, "store <4 x float>")) << twelve;
+  const std::string seven = ir_of("relu:shape=3x7");
+  EXPECT_TRUE(absl::StrContains(seven, "store <7 x float>")) << seven;
+  EXPECT_FALSE(absl::StrContains(seven, "<4 x float>")) << seven;
+}
+
+// The pieces compute what the reference does where lanes meet guards and
+// shifted reads: a depthwise convolution over 144 channels whose padding is
+// copied (144 lanes under a bounds check) into each row band, then read by
+// a 4 x 16 register tile at nine offsets.
+TEST(CpuLlvmRun, PiecesOfAPaddedDepthwiseTileMatchTheReference) {
+  auto dag = Share(BuildOperator(
+      "depthwise_conv2d:C=144,H=6,W=6,R=3,S=3,pad=1,bias=1,act=relu,layout=nhwc"));
+  const std::string steps =
+      "CI 5; SP 4 0 1 [1,1,1]; SP 4 4 6 [2,1,1]; SP 4 8 6 [3,1,2]; SP 4 12 144 [9,1,16]; "
+      "SP 4 16 3 [3]; SP 4 18 3 [3]; RE 4 [0,4,8,12,1,5,9,13,16,18,2,6,10,14,17,19,3,7,11,15]; "
+      "FSP 6 0 1 2; FSP 6 3 2 2; FSP 6 6 3 2; FSP 6 9 4 2; RE 6 [0,3,6,9,1,4,7,10,2,5,8,11]; "
+      "CA 4 6 7; CA 3 6 3; FU 6 [0,1,2,3]; AN 6 0 parallel; PR 4 0 auto_unroll_max_step$512; "
+      "AN 3 3 vectorize; AN 4 19 vectorize; AN 6 8 vectorize";
+  Program program = LowerSteps(dag, steps);
+  const std::vector<Tensor> inputs = RandomInputs(*dag, 3);
+  absl::StatusOr<std::vector<Tensor>> want = RunReference(*dag, inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  std::vector<absl::StatusOr<BuiltModule>> built =
+      BuildCpuPrograms({&program}, CpuBuildOptions{}, 1, "");
+  ASSERT_TRUE(built[0].ok()) << built[0].status();
+  absl::StatusOr<LoadedKernel> kernel = LoadedKernel::Load(*built[0]);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  absl::StatusOr<std::vector<Tensor>> got = RunCpuKernel(*kernel, program, inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(CheckAllClose((*got)[0], (*want)[0], testing::kCpuRtol, testing::kCpuAtol).ok())
+      << program.ToString();
+}
+
 TEST(CpuLlvmIr, ParallelLoopRunsOnTheRuntimePool) {
   Program program = LowerSteps(Share(Matmul(64, 64, 64)), CpuMatmulSteps(64, 64, 64));
   absl::StatusOr<std::string> ir = CpuProgramLlvmIr(program, LlvmCpuTarget{}, false);
