@@ -869,7 +869,7 @@ class IrEmitter {
   // stores (maybe under conditions), its iterations are independent, and
   // each store's lanes write distinct elements.
   bool CanVectorize(const StmtNode& s) {
-    if (vec_var_ >= 0 || s.extent < 2 || s.extent > kLlvmMaxVectorLanes) return false;
+    if (vec_var_ >= 0 || s.extent < 2 || s.extent > kLlvmMaxVectorizedExtent) return false;
     bool straight = true;
     VisitStmt(s.body, [&](const StmtNode& n) {
       if (n.kind == StmtKind::kFor || n.kind == StmtKind::kAllocate ||
@@ -890,14 +890,16 @@ class IrEmitter {
     return distinct;
   }
 
-  // The loop's lanes go out as vectors of power-of-two widths, the widest
-  // first, down to a remainder narrower than kSplitLanes that stays one
-  // vector (144 lanes: 128 + 16; 12: 8 + 4; 7: 7). LLVM splits a
-  // power-of-two vector into the machine's registers cleanly but legalizes
-  // wide others poorly: a 144-lane padding copy into a depthwise
-  // convolution's tile made the kernel 3x slower than with 128 channels and
-  // 2x slower than g++'s build of it. Narrow remainders are not split
-  // further, which would copy the body once per bit of the extent.
+  // The loop's lanes go out as vectors of power-of-two widths (at most
+  // kLlvmMaxVectorLanes), the widest first, down to a remainder narrower
+  // than kSplitLanes that stays one vector (144 lanes: 128 + 16; 12: 8 + 4;
+  // 7: 7; 384: 256 + 128). LLVM splits a power-of-two vector into the
+  // machine's registers cleanly but legalizes wide others poorly: a 144-lane
+  // padding copy into a depthwise convolution's tile made the kernel 3x
+  // slower than with 128 channels and 2x slower than g++'s build of it.
+  // Past 256 lanes the loop used to stay a loop for LLVM's vectorizer, which
+  // left a guarded 384-lane padding copy scalar. Narrow remainders are not
+  // split further, which would copy the body once per bit of the extent.
   static constexpr int64_t kSplitLanes = 8;
   absl::Status EmitVectorized(const StmtNode& s) {
     vec_var_ = s.var;
@@ -905,7 +907,7 @@ class IrEmitter {
     for (int64_t start = 0; start < s.extent && st.ok();) {
       const int64_t rest = s.extent - start;
       int64_t width = 1;
-      while (width * 2 <= rest) width *= 2;
+      while (width * 2 <= rest && width * 2 <= kLlvmMaxVectorLanes) width *= 2;
       if (rest < kSplitLanes) width = rest;
       lanes_ = width;
       vec_base_ = start;

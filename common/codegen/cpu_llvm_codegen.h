@@ -4,8 +4,8 @@
 // It says in the IR what the schedule says, instead of hoping a C++ compiler
 // finds it (cpu_codegen.h is the g++ path, kept as a cross-check and for
 // targets this one does not cover):
-// - a vectorized loop becomes vector operations as wide as the loop (up to
-//   kLlvmMaxVectorLanes lanes): contiguous accesses are vector loads and
+// - a vectorized loop becomes vector operations as wide as the loop, in
+//   power-of-two pieces of at most kLlvmMaxVectorLanes lanes: contiguous accesses are vector loads and
 //   stores with the alignment the index proves, other lane-varying accesses
 //   gathers and scatters, lane-varying guards and select branches masks (a
 //   masked-off lane never touches memory). A loop whose body is not a
@@ -41,7 +41,10 @@
 
 namespace pruner {
 
+// The widest vector one piece of a vectorized loop becomes; a loop of up to
+// kLlvmMaxVectorizedExtent iterations goes out as several pieces.
 inline constexpr int64_t kLlvmMaxVectorLanes = 256;
+inline constexpr int64_t kLlvmMaxVectorizedExtent = 4 * kLlvmMaxVectorLanes;
 // Programs whose IR before optimization exceeds this many instructions (or
 // that unroll into more than 16,384 stores) are refused as invalid
 // schedules: unrolling gone too far, which would stall the in-process

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/search/task_sketches.h"
+#include "common/sketch/window_seeds.h"
 
 namespace pruner {
 
@@ -21,17 +22,34 @@ absl::StatusOr<std::vector<State>> SketchSearchPolicy::Propose(int n) {
     PRUNER_ASSIGN_OR_RETURN(sketches_, TaskSketches(task_, sketch_options_));
     have_sketches_ = true;
   }
+  std::vector<State> seeds = TakeWindowSeeds(n);
+  const int rest = n - static_cast<int>(seeds.size());
   const int retries = RetriesOnEmpty();
-  for (int attempt = 0; attempt <= retries; ++attempt) {
+  for (int attempt = 0; rest > 0 && attempt <= retries; ++attempt) {
     ++counters_.rounds;
-    PRUNER_ASSIGN_OR_RETURN(std::vector<State> picks, SearchOneRound(n));
+    PRUNER_ASSIGN_OR_RETURN(std::vector<State> picks, SearchOneRound(rest));
     if (!picks.empty()) {
-      counters_.proposed += static_cast<int64_t>(picks.size());
-      return picks;
+      for (State& s : picks) seeds.push_back(std::move(s));
+      break;
     }
     OnEmptyRound();
   }
-  return std::vector<State>{};
+  counters_.proposed += static_cast<int64_t>(seeds.size());
+  return seeds;
+}
+
+std::vector<State> SketchSearchPolicy::TakeWindowSeeds(int n) {
+  std::vector<State> seeds;
+  if (seeds_offered_ || !sketch_options_.window_seeds) return seeds;
+  seeds_offered_ = true;
+  for (State& s : WindowReductionSeeds(sketches_, task_.device)) {
+    if (static_cast<int>(seeds.size()) >= n) break;
+    const std::string str = s.ToStr();
+    // Known already (a resumed job measured it): not proposed again.
+    if (!measured_.AddProposed(s, str)) continue;
+    seeds.push_back(std::move(s));
+  }
+  return seeds;
 }
 
 void SketchSearchPolicy::Record(const std::vector<MeasuredState>& results) {

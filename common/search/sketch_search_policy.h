@@ -55,8 +55,13 @@ class SketchSearchPolicy : public SearchPolicy {
   Rng rng_;
 
  private:
+  // The first round's window_seeds.h schedules, proposed ahead of the
+  // policy's own picks (sketch_options_.window_seeds).
+  std::vector<State> TakeWindowSeeds(int n);
+
   SketchOptions sketch_options_;
   bool have_sketches_ = false;
+  bool seeds_offered_ = false;
 };
 
 }  // namespace pruner

@@ -1,0 +1,166 @@
+#include "common/sketch/window_seeds.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "common/sketch/access_analysis.h"
+#include "common/sketch/annotate.h"
+#include "common/sketch/annotate_validity.h"
+
+namespace pruner {
+namespace {
+
+bool IsWindowReduction(const Op& op) {
+  if (op.reduce_axes.empty()) return false;
+  for (const Axis& axis : op.reduce_axes) {
+    if (axis.extent > kMaxWindowExtent) return false;
+  }
+  return true;
+}
+
+// What a sketch must have for the shape: the window stage tiled with its
+// consumer following at level 2, and a padding producer left at the root.
+struct WindowSketch {
+  int window = -1;    // the tiled reduction
+  int consumer = -1;  // its fused element-wise consumer
+  int padding = -1;   // its padding producer
+};
+
+std::optional<WindowSketch> MatchWindowSketch(const Sketch& sketch) {
+  WindowSketch m;
+  for (const Step& step : sketch.steps) {
+    if (step.ChangesDag()) return std::nullopt;  // stage indices would move
+    if (step.kind == StepKind::kSplit && m.window < 0 &&
+        IsWindowReduction(*sketch.state.stage(step.stage).op)) {
+      m.window = step.stage;
+    }
+    if (step.kind == StepKind::kFollowSplit && step.n_split == 2) m.consumer = step.stage;
+    if (step.kind == StepKind::kFollowSplit && step.n_split != 2) return std::nullopt;
+  }
+  if (m.window < 0 || m.consumer < 0) return std::nullopt;
+  for (int p : GetDirectProducers(sketch.state, m.window)) {
+    const Stage& s = sketch.state.stage(p);
+    if (!s.is_placeholder() && !s.has_reduce() && s.compute_at == ComputeAtKind::kRoot) {
+      m.padding = p;
+    }
+  }
+  if (m.padding < 0) return std::nullopt;
+  return m;
+}
+
+// The largest of `candidates` that divides `extent` (1 if none does).
+int64_t FirstDivisor(int64_t extent, std::initializer_list<int64_t> candidates) {
+  for (int64_t c : candidates) {
+    if (c >= 1 && extent % c == 0) return c;
+  }
+  return 1;
+}
+
+// The sketch's steps with every open length of the window stage chosen:
+// rows in bands of `band` per outer iteration, columns by `columns` and
+// channels by one vector in the register tile, the window whole inside.
+std::vector<Step> FillWindowSplits(const Sketch& sketch, const WindowSketch& m, int64_t band,
+                                   int64_t vector_lanes) {
+  const Op& op = *sketch.state.stage(m.window).op;
+  const int num_axes = static_cast<int>(op.axes.size());
+  std::vector<Step> steps = sketch.steps;
+  int spatial = 0;
+  for (Step& step : steps) {
+    if (step.kind != StepKind::kSplit || step.stage != m.window || step.IsDefined()) continue;
+    const int64_t e = step.extent;
+    std::vector<int64_t> lengths(step.lengths.size(), 1);
+    if (lengths.size() == 1) {
+      lengths[0] = e;  // a reduce loop: the whole window inside
+    } else {
+      const int axis = spatial++;
+      // lengths are the inner parts (level 1 first); level 0 is the rest.
+      // Columns and channels: all at level 1 (outside the parallel band)
+      // but the register tile's part at level 3. Rows: the band at level 1.
+      int64_t tile = 1;
+      if (axis == num_axes - 1) {
+        tile = FirstDivisor(e, {vector_lanes, vector_lanes / 2, vector_lanes / 4});
+      } else if (axis == num_axes - 2) {
+        tile = FirstDivisor(e, {4, 7, 8, 2});
+      }
+      if (axis >= num_axes - 2) {
+        lengths.front() = e / tile;
+        lengths.back() = tile;
+      } else if (axis == num_axes - 3) {
+        lengths.front() = band;
+      }
+    }
+    for (size_t k = 0; k < lengths.size(); ++k) step.lengths[k] = lengths[k];
+  }
+  return steps;
+}
+
+std::optional<State> BuildSeed(const Sketch& sketch, const WindowSketch& m,
+                               const std::vector<Step>& steps, int64_t vector_lanes,
+                               const DeviceProfile& device) {
+  State state = State::Initial(sketch.dag);
+  for (const Step& step : steps) {
+    if (!state.Apply(step).ok()) return std::nullopt;
+  }
+  const int consumer_axes = static_cast<int>(state.stage(m.consumer).op->axes.size());
+  if (static_cast<int>(state.stage(m.consumer).iters.size()) != 3 * consumer_axes) {
+    return std::nullopt;
+  }
+  std::vector<int> outer(consumer_axes);
+  for (int i = 0; i < consumer_axes; ++i) outer[i] = i;
+  std::vector<Step> tail = {
+      ComputeAtStep(m.padding, m.consumer, consumer_axes - 1),
+      FuseStep(m.consumer, outer),
+      AnnotationStep(m.consumer, 0, IterAnnotation::kParallel),
+      AutoUnrollPragmaStep(m.window, 0, 512),
+  };
+  for (const Step& step : tail) {
+    if (!state.Apply(step).ok()) return std::nullopt;
+  }
+  // The padding copy runs over the band's channels by one vector (a loop
+  // vectorized whole may not exceed the device's vector: annotate.h).
+  const Stage& pad = state.stage(m.padding);
+  const int pad_last = static_cast<int>(pad.iters.size()) - 1;
+  const int64_t channels = pad.iter_extent(pad_last);
+  const int64_t lanes = FirstDivisor(channels, {vector_lanes, vector_lanes / 2, vector_lanes / 4});
+  if (!state.Apply(SplitStep(m.padding, pad_last, channels, {lanes})).ok()) return std::nullopt;
+  for (const int s : {m.padding, m.window, m.consumer}) {
+    const int last = static_cast<int>(state.stage(s).iters.size()) - 1;
+    if (!state.Apply(AnnotationStep(s, last, IterAnnotation::kVectorize)).ok()) {
+      return std::nullopt;
+    }
+  }
+  // Replayed as every sampled schedule is: the device's limits checked, the
+  // state in the form the search de-duplicates by.
+  absl::StatusOr<State> valid = ReplayValidSchedule(sketch.dag, state.steps(), device, {});
+  if (!valid.ok()) return std::nullopt;
+  return *std::move(valid);
+}
+
+}  // namespace
+
+std::vector<State> WindowReductionSeeds(const std::vector<Sketch>& sketches,
+                                        const DeviceProfile& device) {
+  std::vector<State> seeds;
+  if (device.kind != DeviceKind::kCpu) return seeds;
+  for (const Sketch& sketch : sketches) {
+    const std::optional<WindowSketch> m = MatchWindowSketch(sketch);
+    if (!m.has_value()) continue;
+    const Op& op = *sketch.state.stage(m->window).op;
+    if (op.axes.size() < 3) continue;
+    const int64_t rows = op.axes[op.axes.size() - 3].extent;
+    const int64_t lanes = MaxVectorElements(device, op.dtype);
+    int bands = 0;
+    for (const int64_t band : {8, 7, 4, 2}) {
+      if (rows % band != 0 || bands == 2) continue;
+      std::optional<State> seed =
+          BuildSeed(sketch, *m, FillWindowSplits(sketch, *m, band, lanes), lanes, device);
+      if (seed.has_value()) {
+        seeds.push_back(*std::move(seed));
+        ++bands;
+      }
+    }
+  }
+  return seeds;
+}
+
+}  // namespace pruner
