@@ -19,6 +19,7 @@
 #include "common/graph/graph_builder.h"
 #include "common/graph/graph_reference.h"
 #include "common/ir/npy.h"
+#include "common/ir/ops.h"
 #include "common/schedule/step.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -169,6 +170,21 @@ TEST_F(ModelCompilerTest, TunedSchedulesAreUsedWhereTheRecordsHaveThem) {
     EXPECT_TRUE(k.tuned) << k.name;
     EXPECT_EQ(k.tuned_mean_s, 1e-5);
   }
+}
+
+TEST_F(ModelCompilerTest, DepthwiseConvolutionsDefaultToTheirWindowSeed) {
+  // The untuned build of a depthwise convolution is window_seeds.h's banded,
+  // register-tiled schedule, not the analyzer's pick among random draws.
+  absl::StatusOr<ComputeDag> dag =
+      BuildOperator("depthwise_conv2d:C=32,H=28,W=28,R=3,S=3,pad=1,bias=1,act=relu,layout=nhwc");
+  ASSERT_TRUE(dag.ok()) << dag.status();
+  auto shared = std::make_shared<const ComputeDag>(*std::move(dag));
+  absl::StatusOr<State> state = DefaultSchedule(shared, device_);
+  ASSERT_TRUE(state.ok()) << state.status();
+  const std::string sentence = StepsToString(state->steps());
+  EXPECT_THAT(sentence, HasSubstr("SP 4 16 3 [3]; SP 4 18 3 [3]"));
+  EXPECT_THAT(sentence, HasSubstr("CA 3 6 3"));
+  EXPECT_THAT(sentence, HasSubstr("auto_unroll_max_step$512"));
 }
 
 TEST_F(ModelCompilerTest, TheCApiRefusesWrongInputsWithAMessage) {
