@@ -1,6 +1,5 @@
 #include "common/sketch/window_seeds.h"
 
-#include <algorithm>
 #include <optional>
 
 #include "common/sketch/access_analysis.h"
@@ -19,7 +18,8 @@ bool IsWindowReduction(const Op& op) {
 }
 
 // What a sketch must have for the shape: the window stage tiled with its
-// consumer following at level 2, and a padding producer left at the root.
+// consumer following at level 2, and a padding producer left at the root
+// (an element-wise compute stage; an input tensor has nothing to copy).
 struct WindowSketch {
   int window = -1;    // the tiled reduction
   int consumer = -1;  // its fused element-wise consumer
@@ -48,7 +48,7 @@ std::optional<WindowSketch> MatchWindowSketch(const Sketch& sketch) {
   return m;
 }
 
-// The largest of `candidates` that divides `extent` (1 if none does).
+// The first of `candidates` that divides `extent` (1 if none does).
 int64_t FirstDivisor(int64_t extent, std::initializer_list<int64_t> candidates) {
   for (int64_t c : candidates) {
     if (c >= 1 && extent % c == 0) return c;
@@ -56,9 +56,15 @@ int64_t FirstDivisor(int64_t extent, std::initializer_list<int64_t> candidates) 
   return 1;
 }
 
+// How many channels one vector of the register tile (or of the padding
+// copy) covers: the device's vector, or a half or quarter of it that divides.
+int64_t VectorTile(int64_t channels, int64_t vector_lanes) {
+  return FirstDivisor(channels, {vector_lanes, vector_lanes / 2, vector_lanes / 4});
+}
+
 // The sketch's steps with every open length of the window stage chosen:
-// rows in bands of `band` per outer iteration, columns by `columns` and
-// channels by one vector in the register tile, the window whole inside.
+// rows in bands of `band` per outer iteration, a register tile of 4 (or 7,
+// 8, 2) columns by one vector of channels, the window whole inside.
 std::vector<Step> FillWindowSplits(const Sketch& sketch, const WindowSketch& m, int64_t band,
                                    int64_t vector_lanes) {
   const Op& op = *sketch.state.stage(m.window).op;
@@ -78,7 +84,7 @@ std::vector<Step> FillWindowSplits(const Sketch& sketch, const WindowSketch& m, 
       // but the register tile's part at level 3. Rows: the band at level 1.
       int64_t tile = 1;
       if (axis == num_axes - 1) {
-        tile = FirstDivisor(e, {vector_lanes, vector_lanes / 2, vector_lanes / 4});
+        tile = VectorTile(e, vector_lanes);
       } else if (axis == num_axes - 2) {
         tile = FirstDivisor(e, {4, 7, 8, 2});
       }
@@ -121,7 +127,7 @@ std::optional<State> BuildSeed(const Sketch& sketch, const WindowSketch& m,
   const Stage& pad = state.stage(m.padding);
   const int pad_last = static_cast<int>(pad.iters.size()) - 1;
   const int64_t channels = pad.iter_extent(pad_last);
-  const int64_t lanes = FirstDivisor(channels, {vector_lanes, vector_lanes / 2, vector_lanes / 4});
+  const int64_t lanes = VectorTile(channels, vector_lanes);
   if (!state.Apply(SplitStep(m.padding, pad_last, channels, {lanes})).ok()) return std::nullopt;
   for (const int s : {m.padding, m.window, m.consumer}) {
     const int last = static_cast<int>(state.stage(s).iters.size()) - 1;
@@ -151,7 +157,8 @@ std::vector<State> WindowReductionSeeds(const std::vector<Sketch>& sketches,
     const int64_t lanes = MaxVectorElements(device, op.dtype);
     int bands = 0;
     for (const int64_t band : {8, 7, 4, 2}) {
-      if (rows % band != 0 || bands == 2) continue;
+      if (bands == 2) break;
+      if (rows % band != 0) continue;
       std::optional<State> seed =
           BuildSeed(sketch, *m, FillWindowSplits(sketch, *m, band, lanes), lanes, device);
       if (seed.has_value()) {
