@@ -26,6 +26,15 @@ int HardwareThreads() { return static_cast<int>(std::max(1u, std::thread::hardwa
 // pool gives the cores back at once.
 constexpr auto kSpinBeforeSleep = std::chrono::microseconds(500);
 
+// How often a spinning thread (a worker waiting for the next loop, the
+// caller waiting for the workers) offers its core to another thread. A
+// scheduler may put the caller and a worker on one core (this project's
+// virtual machines pack threads onto few vCPUs): without yielding, a worker
+// spinning for its next loop kept the caller, runnable on the same core,
+// waiting for the whole kSpinBeforeSleep, and a 10 us kernel took 550 us a
+// call.
+constexpr int kSpinsBeforeYield = 64;
+
 thread_local bool t_in_parallel_loop = false;
 std::atomic<int> g_requested_threads{0};
 
@@ -67,7 +76,7 @@ class Pool {
     wake_cv_.notify_all();
     RunChunk(0);
     for (int spins = 0; remaining_.load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins < 4096) {
+      if (spins < kSpinsBeforeYield) {
         CpuRelax();
       } else {
         std::this_thread::yield();
@@ -93,10 +102,12 @@ class Pool {
       int spins = 0;
       while (generation_.load(std::memory_order_acquire) == seen) {
         CpuRelax();
-        if (++spins % 64 == 0 &&
-            std::chrono::steady_clock::now() - spin_start > kSpinBeforeSleep) {
+        if (++spins % kSpinsBeforeYield != 0) continue;
+        if (std::chrono::steady_clock::now() - spin_start > kSpinBeforeSleep) {
           std::unique_lock<std::mutex> lock(wake_mu_);
           wake_cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        } else {
+          std::this_thread::yield();
         }
       }
       seen = generation_.load(std::memory_order_acquire);
@@ -134,6 +145,59 @@ Pool* ThisProcessPool() {
   return pool;
 }
 
+// A block of pruner_cpu_alloc starts with this header (its capacity in
+// bytes), then the slack, the data and the slack again.
+constexpr size_t kBlockHeaderBytes = 64;
+
+// Freed blocks kept by the thread that freed them, for its next allocation.
+// A kernel allocates its local buffers (cache stages, an inverted-residual
+// task's expanded band) inside its parallel loop, once per iteration and
+// call. Handing them back to malloc makes each one fresh memory for every
+// iteration: above malloc's mmap threshold, every page faults again, which
+// on a virtual machine can cost more than the kernel itself (a 0.36 ms
+// kernel took 17 ms on its first call in a fresh process). Kept here, a
+// thread faults its buffers in once.
+class BlockCache {
+ public:
+  ~BlockCache() {
+    for (int i = 0; i < count_; ++i) std::free(blocks_[i]);
+  }
+
+  // A kept block of at least `bytes`, the smallest such; nullptr if none.
+  char* Take(size_t bytes) {
+    int best = -1;
+    for (int i = 0; i < count_; ++i) {
+      if (Capacity(blocks_[i]) >= bytes &&
+          (best < 0 || Capacity(blocks_[i]) < Capacity(blocks_[best]))) {
+        best = i;
+      }
+    }
+    if (best < 0) return nullptr;
+    char* block = blocks_[best];
+    blocks_[best] = blocks_[--count_];
+    return block;
+  }
+
+  // Keeps `block` unless it is large (a kernel's argument, say) or the
+  // cache is full; false when the caller should free it.
+  bool Keep(char* block) {
+    if (count_ == kMaxBlocks || Capacity(block) > kMaxBlockBytes) return false;
+    blocks_[count_++] = block;
+    return true;
+  }
+
+ private:
+  static constexpr int kMaxBlocks = 8;
+  static constexpr size_t kMaxBlockBytes = size_t{4} << 20;
+
+  static size_t Capacity(const char* block) { return *reinterpret_cast<const size_t*>(block); }
+
+  char* blocks_[kMaxBlocks] = {};
+  int count_ = 0;
+};
+
+thread_local BlockCache t_blocks;
+
 }  // namespace
 
 void SetCpuRuntimeThreads(int threads) { g_requested_threads.store(std::max(0, threads)); }
@@ -160,15 +224,24 @@ void pruner_cpu_parallel_for(PrunerCpuTaskFn task, void* closure, int64_t extent
 }
 
 float* pruner_cpu_alloc(int64_t elements) {
-  const size_t slack = static_cast<size_t>(pruner::kCpuRuntimeSlackBytes);
   const size_t bytes =
       (static_cast<size_t>(std::max<int64_t>(elements, 1)) * sizeof(float) + 63) / 64 * 64;
-  char* base = static_cast<char*>(std::aligned_alloc(64, bytes + 2 * slack));
-  return base == nullptr ? nullptr : reinterpret_cast<float*>(base + slack);
+  char* block = pruner::t_blocks.Take(bytes);
+  if (block == nullptr) {
+    block = static_cast<char*>(std::aligned_alloc(64, pruner::kBlockHeaderBytes + bytes +
+                                                          2 * pruner::kCpuRuntimeSlackBytes));
+    if (block == nullptr) return nullptr;
+    *reinterpret_cast<size_t*>(block) = bytes;
+  }
+  return reinterpret_cast<float*>(block + pruner::kBlockHeaderBytes +
+                                  pruner::kCpuRuntimeSlackBytes);
 }
 
 void pruner_cpu_free(float* data) {
-  if (data != nullptr) std::free(reinterpret_cast<char*>(data) - pruner::kCpuRuntimeSlackBytes);
+  if (data == nullptr) return;
+  char* block = reinterpret_cast<char*>(data) - pruner::kCpuRuntimeSlackBytes -
+                pruner::kBlockHeaderBytes;
+  if (!pruner::t_blocks.Keep(block)) std::free(block);
 }
 
 }  // extern "C"

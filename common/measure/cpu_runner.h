@@ -34,8 +34,9 @@ namespace pruner {
 
 // `inputs` follow Program::inputs, `expected` Program::outputs. `device`
 // gives the last-level cache size for the flush buffer. When
-// `hopeless_after_s` > 0 and the checked first call took longer, that call
-// is the whole timing (one repeat; MeasureOptions::hopeless_factor).
+// `hopeless_after_s` > 0 and the checked first call took longer, up to two
+// more calls follow at once; if the fastest of them all took longer too,
+// it is the whole timing (one repeat; MeasureOptions::hopeless_factor).
 RunOutcome RunCpuModuleSandboxed(const BuiltModule& module, const Program& program,
                                  const std::vector<Tensor>& inputs,
                                  const std::vector<Tensor>& expected,

@@ -99,9 +99,11 @@ struct MeasureOptions {
   double min_repeat_ms = 100;
   int warmup = 1;
   // Hopeless candidates (CPU): when > 0, a candidate whose first call (the
-  // checked one) took longer than hopeless_factor times the fastest mean
-  // already measured for its workload in the same batch is timed by that
-  // call alone: no warm-up, one repeat of one call. A schedule that slow
+  // checked one) and the up to two calls right after it all took longer
+  // than hopeless_factor times the fastest mean already measured for its
+  // workload in the same batch is timed by the fastest of those calls
+  // alone: no warm-up, one repeat. (The first call alone is cold: see
+  // cpu_runner.cc.) A schedule that slow
   // cannot be the best, and its warm-up and repeats were most of the run
   // time of a tuner's first, random rounds (dense 1024^3: 100-500 ms a
   // call). 0: every candidate gets the full protocol.
