@@ -108,12 +108,16 @@ bool AllRight(const ScheduleCheckReport& r, const ScheduleCheckOptions& options)
 }
 
 // `pruner check`: one operator, or every task of a built-in network.
-int Check(const std::string& op, const std::string& network, const std::string& workload,
-          const std::string& device_name, const ScheduleCheckOptions& options) {
+int Check(const std::string& op, const std::string& network, const std::string& model,
+          const std::string& workload, const std::string& device_name,
+          const ScheduleCheckOptions& options) {
   auto device = GetDeviceProfile(device_name);
   if (!device.ok()) return FailCommand(device.status());
-  if (op.empty() == network.empty()) {
-    return FailCommand(absl::InvalidArgumentError("give exactly one of --op and --network"));
+  if (static_cast<int>(!op.empty()) + static_cast<int>(!network.empty()) +
+          static_cast<int>(!model.empty()) !=
+      1) {
+    return FailCommand(
+        absl::InvalidArgumentError("give exactly one of --op, --network and --model"));
   }
   if (!op.empty()) {
     auto report = CheckRandomSchedules(op, *device, options);
@@ -123,8 +127,17 @@ int Check(const std::string& op, const std::string& network, const std::string& 
     if (!report->example.empty()) std::cout << "\nexample schedule\n" << report->example << "\n";
     return AllRight(*report, options) ? 0 : 1;
   }
-  auto tasks = BuildJobTasks({}, network);
+  absl::StatusOr<std::vector<SearchTask>> tasks;
+  if (!model.empty()) {
+    // The tasks as `pruner tune --model` tunes them (the default layout).
+    absl::StatusOr<OnnxImportOptions> import = ImportOptionsFromFlags({}, kDefaultModelLayout);
+    if (!import.ok()) return FailCommand(import.status());
+    tasks = BuildModelTasks(model, *import);
+  } else {
+    tasks = BuildJobTasks({}, network);
+  }
   if (!tasks.ok()) return FailCommand(tasks.status());
+  const std::string& what = model.empty() ? network : model;
   int sampled = 0, wrong = 0, checked = 0;
   for (const SearchTask& task : *tasks) {
     if (!workload.empty() && task.workload_key != workload) continue;
@@ -137,9 +150,9 @@ int Check(const std::string& op, const std::string& network, const std::string& 
     wrong += report->sampled - (options.run ? report->run_matched : report->matched);
   }
   if (checked == 0) {
-    return FailCommand(absl::NotFoundError(absl::StrCat(network, " has no task with workload ", workload)));
+    return FailCommand(absl::NotFoundError(absl::StrCat(what, " has no task with workload ", workload)));
   }
-  std::printf("%s: %d tasks, %d schedules, %d wrong or failed (%s)\n", network.c_str(), checked,
+  std::printf("%s: %d tasks, %d schedules, %d wrong or failed (%s)\n", what.c_str(), checked,
               sampled, wrong,
               options.run ? "interpreted, built and run" : "interpreted");
   return wrong == 0 && sampled > 0 ? 0 : 1;
@@ -211,8 +224,12 @@ int main(int argc, char** argv) {
   check->add_option("--op", op, "operator spec, e.g. conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1");
   check->add_option("--network", check_network,
                     "every task of a built-in network: resnet-50, mobilenet-v2, bert-base, bert-tiny");
+  std::string check_model;
+  check->add_option("--model", check_model,
+                    "every task of an ONNX model, as `pruner tune --model` tunes it");
   std::string check_workload;
-  check->add_option("--workload", check_workload, "with --network: only the task with this workload key");
+  check->add_option("--workload", check_workload,
+                    "with --network or --model: only the task with this workload key");
   check->add_option("--device", device, "device profile (see `pruner devices`)");
   check->add_option("--n", check_options.num_schedules, "number of schedules")
       ->check(CLI::Range(1, 100000));
@@ -479,7 +496,8 @@ int main(int argc, char** argv) {
   if (*ops) return pruner::ListOperators();
   if (*devices) return pruner::ListDevices(json);
   if (*sketches) return pruner::PrintSketches(op, device);
-  if (*check) return pruner::Check(op, check_network, check_workload, device, check_options);
+  if (*check) return pruner::Check(op, check_network, check_model, check_workload, device,
+                                   check_options);
   if (*demo) return pruner::Demo(demo_n);
   return 0;
 }

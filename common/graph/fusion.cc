@@ -41,6 +41,67 @@ void GrowChain(const Graph& graph, int index, FusedGroup& group, std::vector<int
   }
 }
 
+// A 1x1 convolution over NHWC with stride 1 and no padding: a GEMM over the
+// pixels (MobileNet-V2's expand).
+bool IsPointwiseNhwcConv(const Graph& graph, const GraphNode& node) {
+  if (node.kind != NodeKind::kConv2d || !node.attrs.channels_last || node.attrs.winograd) {
+    return false;
+  }
+  const std::vector<int64_t>& w = graph.tensor(node.inputs[1]).shape;  // [K, C/groups, R, S]
+  return node.attrs.groups == 1 && w.size() == 4 && w[2] == 1 && w[3] == 1 &&
+         node.attrs.stride_h == 1 && node.attrs.stride_w == 1 && node.attrs.pad_h == 0 &&
+         node.attrs.pad_w == 0;
+}
+
+// A depthwise convolution over NHWC (one input channel per group).
+bool IsDepthwiseNhwcConv(const Graph& graph, const GraphNode& node) {
+  if (node.kind != NodeKind::kConv2d || !node.attrs.channels_last || node.attrs.winograd) {
+    return false;
+  }
+  const std::vector<int64_t>& w = graph.tensor(node.inputs[1]).shape;
+  return node.attrs.groups > 1 && w.size() == 4 && w[1] == 1 &&
+         node.attrs.dilation_h == 1 && node.attrs.dilation_w == 1;
+}
+
+// Inverted-residual fusion (fusion.h): moves each depthwise group into the
+// group of the 1x1 convolution whose chain ends in the depthwise's input.
+// Groups left empty are erased.
+void FuseExpandIntoDepthwise(const Graph& graph, std::vector<FusedGroup>& groups,
+                             std::vector<int>& group_of) {
+  for (int d = 0; d < static_cast<int>(groups.size()); ++d) {
+    FusedGroup& dw = groups[d];
+    if (dw.kind != GroupKind::kAnchored || dw.nodes.empty()) continue;
+    const GraphNode& anchor = graph.node(dw.nodes[0]);
+    if (!IsDepthwiseNhwcConv(graph, anchor)) continue;
+    const TensorId x = anchor.inputs[0];
+    const int producer = graph.tensor(x).producer;
+    if (producer < 0 || graph.is_output(x) || graph.consumers(x).size() != 1) continue;
+    const int e = group_of[producer];
+    if (e < 0 || e == d) continue;
+    FusedGroup& expand = groups[e];
+    if (expand.kind != GroupKind::kAnchored || expand.nodes.back() != producer ||
+        !IsPointwiseNhwcConv(graph, graph.node(expand.nodes[0]))) {
+      continue;
+    }
+    for (int n : dw.nodes) {
+      expand.nodes.push_back(n);
+      group_of[n] = e;
+    }
+    dw.nodes.clear();
+  }
+  std::vector<int> renumber(groups.size(), -1);
+  std::vector<FusedGroup> kept;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (groups[i].nodes.empty()) continue;
+    renumber[i] = static_cast<int>(kept.size());
+    kept.push_back(std::move(groups[i]));
+  }
+  for (int& g : group_of) {
+    if (g >= 0) g = renumber[g];
+  }
+  groups = std::move(kept);
+}
+
 void FillInputsAndOutput(const Graph& graph, const std::vector<int>& group_of, int index,
                          FusedGroup& group) {
   for (int n : group.nodes) {
@@ -71,6 +132,7 @@ std::vector<FusedGroup> FuseGraph(const Graph& graph) {
   for (const GraphNode& node : graph.nodes()) {
     if (ClassOf(node.kind) == NodeClass::kAnchor) start(node.id, GroupKind::kAnchored);
   }
+  FuseExpandIntoDepthwise(graph, groups, group_of);
   for (const GraphNode& node : graph.nodes()) {
     if (group_of[node.id] >= 0) continue;
     start(node.id,

@@ -12,6 +12,15 @@
 //   of the group. An op with two fusible producers (ResNet's add of the main
 //   path and the downsample path) joins the group of the anchor created
 //   first in node order, i.e. the one listed first by the network.
+// - Inverted-residual fusion (MobileNet-V2's expand -> depthwise), on
+//   channels-last convolutions only, i.e. CPU layouts: a depthwise
+//   convolution's group joins the group of the 1x1 convolution whose chain
+//   computes its input, when that tensor has no other consumer and is not a
+//   graph output. The expanded tensor is the largest of the block; fused,
+//   a schedule can compute it a band of rows at a time next to the
+//   depthwise convolution that reads it (window_seeds.h), so it never
+//   leaves the cache. Such a group has two anchors: nodes[0] and the
+//   depthwise convolution.
 // - Element-wise ops left over (no anchor before them) form element-wise
 //   groups by the same chain rule. They have no reduction, so task
 //   extraction skips them unless asked (Ansor's include_simple_tasks).
@@ -41,7 +50,7 @@ enum class GroupKind : uint8_t { kAnchored, kElementwise, kView };
 
 struct FusedGroup {
   GroupKind kind = GroupKind::kAnchored;
-  std::vector<int> nodes;        // node ids, ascending; the anchor first
+  std::vector<int> nodes;        // node ids, ascending; the (first) anchor first
   std::vector<TensorId> inputs;  // tensors read from outside, in first-use order
   TensorId output = -1;          // the last node's output
 

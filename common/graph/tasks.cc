@@ -100,10 +100,19 @@ HeadName HeadOf(const Graph& graph, const GraphNode& node) {
 }  // namespace
 
 std::string GroupName(const Graph& graph, const FusedGroup& group) {
-  const HeadName head = HeadOf(graph, graph.node(group.nodes[0]));
-  std::string name = head.kind;
-  for (size_t i = 1; i < group.nodes.size(); ++i) {
-    absl::StrAppend(&name, "_", ToAbsl(EpilogueName(graph.node(group.nodes[i]).kind)));
+  // One "<kind><epilogue><shape>" part per anchor, joined by "_into_" (an
+  // inverted-residual group has two, fusion.h).
+  std::string name;
+  HeadName head;
+  for (size_t i = 0; i < group.nodes.size(); ++i) {
+    const GraphNode& node = graph.node(group.nodes[i]);
+    if (i == 0 || ClassOf(node.kind) == NodeClass::kAnchor) {
+      if (i > 0) absl::StrAppend(&name, head.shape, "_into_");
+      head = HeadOf(graph, node);
+      absl::StrAppend(&name, head.kind);
+      continue;
+    }
+    absl::StrAppend(&name, "_", ToAbsl(EpilogueName(node.kind)));
   }
   return name + head.shape;
 }

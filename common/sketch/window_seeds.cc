@@ -24,7 +24,18 @@ struct WindowSketch {
   int window = -1;    // the tiled reduction
   int consumer = -1;  // its fused element-wise consumer
   int padding = -1;   // its padding producer
+  // A reduction the padding stage reads (through inlined element-wise
+  // stages), tiled at the root by the sketch: the expand convolution of an
+  // inverted-residual task (fusion.h). -1 when there is none.
+  int expand = -1;
 };
+
+bool IsTiledBy(const Sketch& sketch, int stage) {
+  for (const Step& step : sketch.steps) {
+    if (step.kind == StepKind::kSplit && step.stage == stage) return true;
+  }
+  return false;
+}
 
 std::optional<WindowSketch> MatchWindowSketch(const Sketch& sketch) {
   WindowSketch m;
@@ -45,6 +56,14 @@ std::optional<WindowSketch> MatchWindowSketch(const Sketch& sketch) {
     }
   }
   if (m.padding < 0) return std::nullopt;
+  for (int p : GetProducers(sketch.state, m.padding)) {
+    const Stage& s = sketch.state.stage(p);
+    if (s.has_reduce() && s.compute_at == ComputeAtKind::kRoot && !IsWindowReduction(*s.op)) {
+      // Its open tile sizes must be chosen here; an untiled one stays at
+      // the root, computed whole before the bands.
+      if (IsTiledBy(sketch, p)) m.expand = p;
+    }
+  }
   return m;
 }
 
@@ -62,14 +81,52 @@ int64_t VectorTile(int64_t channels, int64_t vector_lanes) {
   return FirstDivisor(channels, {vector_lanes, vector_lanes / 2, vector_lanes / 4});
 }
 
+// How many channels one parallel iteration of a fused (inverted-residual)
+// task covers: a few vectors, so that its slice of the expanded band and of
+// the padded band stay in the core's cache whatever the expansion.
+int64_t ChannelBlock(int64_t channels, int64_t vector_tile) {
+  for (int64_t c : {48, 32, 24, 16}) {
+    if (channels % c == 0 && c % vector_tile == 0) return c;
+  }
+  return vector_tile;
+}
+
+// The expand stage's open lengths: computed per band (all rows, columns and
+// channels of its region), it is a matrix product whose register tile is
+// 8 (or 7, 4, 2) columns by one vector of channels, with its whole
+// reduction inside the tile.
+void FillExpandSplits(const Sketch& sketch, int expand, int64_t vector_lanes,
+                      std::vector<Step>& steps) {
+  const Op& op = *sketch.state.stage(expand).op;
+  const int num_axes = static_cast<int>(op.axes.size());
+  int spatial = 0;
+  for (Step& step : steps) {
+    if (step.kind != StepKind::kSplit || step.stage != expand || step.IsDefined()) continue;
+    const int64_t e = step.extent;
+    std::vector<int64_t> lengths(step.lengths.size(), 1);
+    if (lengths.size() == 1) {
+      lengths[0] = e;  // a reduce loop: whole inside the register tile
+    } else {
+      const int axis = spatial++;
+      if (axis == num_axes - 1) lengths.back() = VectorTile(e, vector_lanes);
+      // 8 (or 7) accumulators: enough independent FMAs to cover their latency.
+      if (axis == num_axes - 2) lengths.back() = FirstDivisor(e, {8, 7, 4, 2});
+    }
+    for (size_t k = 0; k < lengths.size(); ++k) step.lengths[k] = lengths[k];
+  }
+}
+
 // The sketch's steps with every open length of the window stage chosen:
 // rows in bands of `band` per outer iteration, a register tile of 4 (or 7,
-// 8, 2) columns by one vector of channels, the window whole inside.
+// 8, 2) columns by one vector of channels, the window whole inside. With an
+// expand stage, the channels also go in blocks per outer iteration
+// (ChannelBlock), and the expand stage's lengths are chosen too.
 std::vector<Step> FillWindowSplits(const Sketch& sketch, const WindowSketch& m, int64_t band,
                                    int64_t vector_lanes) {
   const Op& op = *sketch.state.stage(m.window).op;
   const int num_axes = static_cast<int>(op.axes.size());
   std::vector<Step> steps = sketch.steps;
+  if (m.expand >= 0) FillExpandSplits(sketch, m.expand, vector_lanes, steps);
   int spatial = 0;
   for (Step& step : steps) {
     if (step.kind != StepKind::kSplit || step.stage != m.window || step.IsDefined()) continue;
@@ -88,7 +145,10 @@ std::vector<Step> FillWindowSplits(const Sketch& sketch, const WindowSketch& m, 
       } else if (axis == num_axes - 2) {
         tile = FirstDivisor(e, {4, 7, 8, 2});
       }
-      if (axis >= num_axes - 2) {
+      if (axis == num_axes - 1 && m.expand >= 0) {
+        lengths.front() = ChannelBlock(e, tile) / tile;
+        lengths.back() = tile;
+      } else if (axis >= num_axes - 2) {
         lengths.front() = e / tile;
         lengths.back() = tile;
       } else if (axis == num_axes - 3) {
@@ -113,12 +173,18 @@ std::optional<State> BuildSeed(const Sketch& sketch, const WindowSketch& m,
   }
   std::vector<int> outer(consumer_axes);
   for (int i = 0; i < consumer_axes; ++i) outer[i] = i;
-  std::vector<Step> tail = {
+  std::vector<Step> tail;
+  if (m.expand >= 0) {
+    // The expanded band is computed right before the padding copy reads it.
+    tail.push_back(ComputeAtStep(m.expand, m.consumer, consumer_axes - 1));
+    tail.push_back(AutoUnrollPragmaStep(m.expand, 0, 64));
+  }
+  tail.insert(tail.end(), {
       ComputeAtStep(m.padding, m.consumer, consumer_axes - 1),
       FuseStep(m.consumer, outer),
       AnnotationStep(m.consumer, 0, IterAnnotation::kParallel),
       AutoUnrollPragmaStep(m.window, 0, 512),
-  };
+  });
   for (const Step& step : tail) {
     if (!state.Apply(step).ok()) return std::nullopt;
   }
@@ -129,7 +195,9 @@ std::optional<State> BuildSeed(const Sketch& sketch, const WindowSketch& m,
   const int64_t channels = pad.iter_extent(pad_last);
   const int64_t lanes = VectorTile(channels, vector_lanes);
   if (!state.Apply(SplitStep(m.padding, pad_last, channels, {lanes})).ok()) return std::nullopt;
-  for (const int s : {m.padding, m.window, m.consumer}) {
+  std::vector<int> vectorized = {m.padding, m.window, m.consumer};
+  if (m.expand >= 0) vectorized.push_back(m.expand);
+  for (const int s : vectorized) {
     const int last = static_cast<int>(state.stage(s).iters.size()) - 1;
     if (!state.Apply(AnnotationStep(s, last, IterAnnotation::kVectorize)).ok()) {
       return std::nullopt;
@@ -155,10 +223,17 @@ std::vector<State> WindowReductionSeeds(const std::vector<Sketch>& sketches,
     if (op.axes.size() < 3) continue;
     const int64_t rows = op.axes[op.axes.size() - 3].extent;
     const int64_t lanes = MaxVectorElements(device, op.dtype);
+    // A fused expand stage is recomputed on the rows two bands share (the
+    // window's halo), so its bands are taller: the whole image up to 14
+    // rows (no halo at all), else 14, 8, 7 or 4 rows.
+    std::vector<int64_t> heights = {8, 7, 4, 2};
+    if (m->expand >= 0) heights = {rows <= 14 ? rows : 14, 8, 7, 4};
     int bands = 0;
-    for (const int64_t band : {8, 7, 4, 2}) {
+    int64_t last_band = 0;
+    for (const int64_t band : heights) {
       if (bands == 2) break;
-      if (rows % band != 0) continue;
+      if (rows % band != 0 || band == last_band) continue;
+      last_band = band;
       std::optional<State> seed =
           BuildSeed(sketch, *m, FillWindowSplits(sketch, *m, band, lanes), lanes, device);
       if (seed.has_value()) {

@@ -11,6 +11,15 @@
 //   - a register tile of a few output columns by one vector of channels
 //     (the last axis), the whole window reduced inside it and unrolled, so
 //     the accumulators stay in registers across the taps.
+// In an inverted-residual task (common/graph/fusion.h: a 1x1 expand
+// convolution fused with the depthwise convolution it feeds), the expand
+// stage is computed per parallel iteration too, right before the padding
+// copy: the band's rows (plus the window's halo, recomputed by the band
+// next to it) by a block of 16-48 channels, as a register-tiled matrix
+// product (a few columns by one vector of channels, the whole reduction
+// inside). The expanded tensor then never leaves the core's cache; bands
+// are taller (the whole image up to 14 rows, else 14, 8, 7 or 4 rows) to
+// keep the halo's recomputation small.
 // Random annotation reaches this shape rarely (it is one joint choice of
 // sketch, tile sizes, compute location and unroll depth): in 64 trials per
 // task the search held MobileNet-V2's depthwise convolutions at 10-30 % of

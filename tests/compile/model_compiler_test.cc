@@ -15,12 +15,18 @@
 #include "common/compile/compiled_model.h"
 #include "common/compile/default_schedule.h"
 #include "common/device/device_profile.h"
+#include "common/graph/channels_last.h"
 #include "common/graph/fusion.h"
 #include "common/graph/graph_builder.h"
 #include "common/graph/graph_reference.h"
 #include "common/ir/npy.h"
 #include "common/ir/ops.h"
+#include "common/ir/reference.h"
+#include "common/lower/interpreter.h"
+#include "common/lower/lower.h"
 #include "common/schedule/step.h"
+#include "common/sketch/sketch.h"
+#include "common/sketch/window_seeds.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -185,6 +191,54 @@ TEST_F(ModelCompilerTest, DepthwiseConvolutionsDefaultToTheirWindowSeed) {
   EXPECT_THAT(sentence, HasSubstr("SP 4 16 3 [3]; SP 4 18 3 [3]"));
   EXPECT_THAT(sentence, HasSubstr("CA 3 6 3"));
   EXPECT_THAT(sentence, HasSubstr("auto_unroll_max_step$512"));
+}
+
+TEST_F(ModelCompilerTest, InvertedResidualTasksComputeTheExpandedBandPerParallelIteration) {
+  // A 1x1 expand (bias, ReLU6) fused with the stride-1 depthwise convolution
+  // it feeds (fusion.h), on 28 rows: the window seeds (bands of 14 and 7
+  // rows, so the halo rows are recomputed and guarded at the image's edges)
+  // compute the expand stage (5) and the padding copy (8) at the consumer's
+  // band loop, and every seed computes what the reference does; the
+  // default schedule is the first seed.
+  GraphBuilder b("inverted-residual");
+  const TensorId x = b.Input("x", {1, 16, 28, 28});
+  const TensorId e = b.Relu6(b.BiasAdd(b.Conv2d(x, 48, 1)));
+  b.Relu6(b.BiasAdd(b.Conv2d(e, 48, 3, 1, 1, /*groups=*/48)));
+  absl::StatusOr<Graph> nchw = std::move(b).Build();
+  ASSERT_TRUE(nchw.ok()) << nchw.status();
+  absl::StatusOr<ChannelsLastGraph> nhwc = ToChannelsLast(*nchw);
+  ASSERT_TRUE(nhwc.ok()) << nhwc.status();
+  std::shared_ptr<const ComputeDag> dag;
+  for (const FusedGroup& group : FuseGraph(nhwc->graph)) {
+    if (group.kind != GroupKind::kAnchored) continue;
+    ASSERT_EQ(dag, nullptr) << "one anchored group expected";
+    absl::StatusOr<ComputeDag> d = GroupToDag(nhwc->graph, group);
+    ASSERT_TRUE(d.ok()) << d.status();
+    dag = std::make_shared<const ComputeDag>(*std::move(d));
+  }
+  ASSERT_NE(dag, nullptr);
+  absl::StatusOr<std::vector<Sketch>> sketches = GenerateSketches(dag, device_);
+  ASSERT_TRUE(sketches.ok()) << sketches.status();
+  const std::vector<State> seeds = WindowReductionSeeds(*sketches, device_);
+  ASSERT_EQ(seeds.size(), 2u);
+  absl::StatusOr<State> fallback = DefaultSchedule(dag, device_);
+  ASSERT_TRUE(fallback.ok()) << fallback.status();
+  EXPECT_EQ(StepsToString(fallback->steps()), StepsToString(seeds[0].steps()));
+
+  const std::vector<Tensor> inputs = RandomInputs(*dag, 5);
+  absl::StatusOr<std::vector<Tensor>> want = RunReference(*dag, inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (const State& seed : seeds) {
+    const std::string sentence = StepsToString(seed.steps());
+    SCOPED_TRACE(sentence);
+    EXPECT_THAT(sentence, HasSubstr("CA 5 11 3"));
+    EXPECT_THAT(sentence, HasSubstr("CA 8 11 3"));
+    absl::StatusOr<Program> program = Lower(seed, device_);
+    ASSERT_TRUE(program.ok()) << program.status();
+    absl::StatusOr<std::vector<Tensor>> got = RunProgram(*program, inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(CheckAllClose((*got)[0], (*want)[0], 1e-4, 1e-4).ok());
+  }
 }
 
 TEST_F(ModelCompilerTest, TheCApiRefusesWrongInputsWithAMessage) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/graph/channels_last.h"
 #include "common/graph/graph_builder.h"
 #include "common/graph/graph_reference.h"
 #include "common/graph/networks.h"
@@ -252,6 +253,36 @@ TEST(FusionTest, FusedSmallMobileNetV2ComputesLikeUnfused) {
   absl::StatusOr<Graph> g = BuildMobileNetV2(1, 32);
   ASSERT_TRUE(g.ok()) << g.status();
   ExpectFusedEqualsUnfused(*g, 13);
+}
+
+TEST(FusionTest, ChannelsLastExpandJoinsItsDepthwiseConvolution) {
+  // MobileNet-V2's inverted residual in NHWC: the 1x1 expand (with its bias
+  // and ReLU6) and the depthwise convolution it feeds are one group; the
+  // 1x1 projection starts its own. In NCHW (a GPU's layout) nothing changes.
+  GraphBuilder b("inverted-residual");
+  const TensorId x = b.Input("x", {1, 8, 12, 12});
+  TensorId y = b.Relu6(b.BiasAdd(b.Conv2d(x, 24, 1)));
+  y = b.Relu6(b.BiasAdd(b.Conv2d(y, 24, 3, 2, 1, /*groups=*/24)));
+  b.BiasAdd(b.Conv2d(y, 8, 1));
+  const Graph nchw = BuildOrDie(std::move(b));
+  EXPECT_EQ(FuseGraph(nchw).size(), 3u);
+  absl::StatusOr<ChannelsLastGraph> nhwc = ToChannelsLast(nchw);
+  ASSERT_TRUE(nhwc.ok()) << nhwc.status();
+  const Graph& g = nhwc->graph;
+  const std::vector<FusedGroup> groups = FuseGraph(g);
+  ExpectPartitionInTopologicalOrder(g, groups);
+  std::vector<FusedGroup> anchored;
+  for (const FusedGroup& group : groups) {
+    if (group.kind == GroupKind::kAnchored) anchored.push_back(group);
+  }
+  ASSERT_EQ(anchored.size(), 2u);
+  EXPECT_THAT(KindsOf(g, anchored[0]),
+              ElementsAre(NodeKind::kConv2d, NodeKind::kBiasAdd, NodeKind::kRelu6,
+                          NodeKind::kConv2d, NodeKind::kBiasAdd, NodeKind::kRelu6));
+  EXPECT_EQ(GroupName(g, anchored[0]),
+            "conv2d_bias_relu6_N1_C8_H12_W12_K24_R1_S1_nhwc_into_"
+            "depthwise_conv2d_bias_relu6_N1_C24_H12_W12_K24_R3_S3_stride2_pad1_nhwc");
+  ExpectFusedEqualsUnfused(g, 14);
 }
 
 }  // namespace
