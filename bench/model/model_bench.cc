@@ -58,6 +58,11 @@ struct Settings {
   int64_t trials = 0;
   int threads = 2;
   int rounds = 30;
+  // How long each contender runs per round, at least: long enough that the
+  // other runtime's idle threads, still spinning after its own turn (the
+  // OpenMP threads of PyTorch keep a core for several ms), have gone to
+  // sleep, so that each turn's fastest call is its own steady state.
+  double visit_ms = 100;
   std::string strategy = "ansor-xgb";
   std::string db;  // a records database to tune into / take records from; "" = a fresh one
   std::string tune_args;  // extra `pruner tune` arguments (e.g. cold-cache timing)
@@ -278,13 +283,14 @@ ModelOutcome RunModel(const std::string& name, const Settings& s, const std::str
   };
   InterleaveOptions timing;
   timing.rounds = s.rounds;
+  timing.min_visit_s = s.visit_ms / 1e3;
   const std::vector<InterleavedTimes> times = TimeInterleaved(contenders, timing);
   out.torch_ms = times[0].median_s * 1e3;
   out.default_ms = times[1].median_s * 1e3;
   out.tuned_ms = times[2].median_s * 1e3;
-  std::printf("  latency (median of %d interleaved rounds, %d threads): PyTorch %.3f ms, "
-              "Pruner default %.3f ms (%.2fx), Pruner tuned %.3f ms (%.2fx)\n\n",
-              s.rounds, s.threads, out.torch_ms, out.default_ms, out.torch_ms / out.default_ms,
+  std::printf("  latency (median of %d interleaved rounds of >= %.0f ms each, %d threads): "
+              "PyTorch %.3f ms, Pruner default %.3f ms (%.2fx), Pruner tuned %.3f ms (%.2fx)\n\n",
+              s.rounds, s.visit_ms, s.threads, out.torch_ms, out.default_ms, out.torch_ms / out.default_ms,
               out.tuned_ms, out.torch_ms / out.tuned_ms);
   PrintInModelProfile(*ours["tuned"], *input, peak_gflops, s.profile_steps);
   out.ok = true;
@@ -353,6 +359,7 @@ ModelOutcome RunModelInOwnProcess(const std::string& name, const Settings& s, co
       {"--trials", absl::StrCat(s.trials)},
       {"--threads", absl::StrCat(s.threads)},
       {"--rounds", absl::StrCat(s.rounds)},
+      {"--visit-ms", absl::StrFormat("%.17g", s.visit_ms)},
       {"--strategy", s.strategy},
       {"--tune-args", s.tune_args},
       {"--db", db},
@@ -380,6 +387,7 @@ int Main(int argc, char** argv) {
     else if (a == "--trials") s.trials = std::atoll(value().c_str());
     else if (a == "--threads") s.threads = std::atoi(value().c_str());
     else if (a == "--rounds") s.rounds = std::atoi(value().c_str());
+    else if (a == "--visit-ms") s.visit_ms = std::atof(value().c_str());
     else if (a == "--strategy") s.strategy = value();
     else if (a == "--tune-args") s.tune_args = value();
     else if (a == "--db") s.db = value();
@@ -391,7 +399,8 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: bench_model [--models resnet18,mobilenet_v2,bert_s128] "
                    "[--models-dir DIR] [--work-dir DIR] [--trials N per model] [--threads 2] "
-                   "[--rounds 30] [--strategy ansor-xgb] [--db FILE: keep or reuse records]\n"
+                   "[--rounds 30] [--visit-ms 100] [--strategy ansor-xgb] [--db FILE: keep or reuse "
+                   "records]\n"
                    "       [--layout nchw|nhwc|nhwc-winograd|nhwc-winograd2|nhwc-winograd4] "
                    "[--profile-steps 8]\n"
                    "       [--tune-args \"--flush-cache --number 1 --min-repeat-ms 0 ...\"]\n");
