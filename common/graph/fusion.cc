@@ -41,26 +41,30 @@ void GrowChain(const Graph& graph, int index, FusedGroup& group, std::vector<int
   }
 }
 
+// The weight shape [K, C/groups, R, S] of a direct (not Winograd) conv2d on
+// NHWC tensors; nullptr for any other node.
+const std::vector<int64_t>* ChannelsLastConvWeight(const Graph& graph, const GraphNode& node) {
+  if (node.kind != NodeKind::kConv2d || !node.attrs.channels_last || node.attrs.winograd) {
+    return nullptr;
+  }
+  const std::vector<int64_t>& w = graph.tensor(node.inputs[1]).shape;
+  return w.size() == 4 ? &w : nullptr;
+}
+
 // A 1x1 convolution over NHWC with stride 1 and no padding: a GEMM over the
 // pixels (MobileNet-V2's expand).
 bool IsPointwiseNhwcConv(const Graph& graph, const GraphNode& node) {
-  if (node.kind != NodeKind::kConv2d || !node.attrs.channels_last || node.attrs.winograd) {
-    return false;
-  }
-  const std::vector<int64_t>& w = graph.tensor(node.inputs[1]).shape;  // [K, C/groups, R, S]
-  return node.attrs.groups == 1 && w.size() == 4 && w[2] == 1 && w[3] == 1 &&
-         node.attrs.stride_h == 1 && node.attrs.stride_w == 1 && node.attrs.pad_h == 0 &&
-         node.attrs.pad_w == 0;
+  const std::vector<int64_t>* w = ChannelsLastConvWeight(graph, node);
+  const NodeAttrs& a = node.attrs;
+  return w != nullptr && a.groups == 1 && (*w)[2] == 1 && (*w)[3] == 1 && a.stride_h == 1 &&
+         a.stride_w == 1 && a.pad_h == 0 && a.pad_w == 0;
 }
 
 // A depthwise convolution over NHWC (one input channel per group).
 bool IsDepthwiseNhwcConv(const Graph& graph, const GraphNode& node) {
-  if (node.kind != NodeKind::kConv2d || !node.attrs.channels_last || node.attrs.winograd) {
-    return false;
-  }
-  const std::vector<int64_t>& w = graph.tensor(node.inputs[1]).shape;
-  return node.attrs.groups > 1 && w.size() == 4 && w[1] == 1 &&
-         node.attrs.dilation_h == 1 && node.attrs.dilation_w == 1;
+  const std::vector<int64_t>* w = ChannelsLastConvWeight(graph, node);
+  const NodeAttrs& a = node.attrs;
+  return w != nullptr && a.groups > 1 && (*w)[1] == 1 && a.dilation_h == 1 && a.dilation_w == 1;
 }
 
 // Inverted-residual fusion (fusion.h): moves each depthwise group into the
@@ -77,7 +81,7 @@ void FuseExpandIntoDepthwise(const Graph& graph, std::vector<FusedGroup>& groups
     const int producer = graph.tensor(x).producer;
     if (producer < 0 || graph.is_output(x) || graph.consumers(x).size() != 1) continue;
     const int e = group_of[producer];
-    if (e < 0 || e == d) continue;
+    if (e < 0) continue;
     FusedGroup& expand = groups[e];
     if (expand.kind != GroupKind::kAnchored || expand.nodes.back() != producer ||
         !IsPointwiseNhwcConv(graph, graph.node(expand.nodes[0]))) {

@@ -102,11 +102,11 @@ struct MeasureOptions {
   // checked one) and the up to two calls right after it all took longer
   // than hopeless_factor times the fastest mean already measured for its
   // workload in the same batch is timed by the fastest of those calls
-  // alone: no warm-up, one repeat. (The first call alone is cold: see
-  // cpu_runner.cc.) A schedule that slow
-  // cannot be the best, and its warm-up and repeats were most of the run
-  // time of a tuner's first, random rounds (dense 1024^3: 100-500 ms a
-  // call). 0: every candidate gets the full protocol.
+  // alone: no warm-up, one repeat (the first call alone is cold: see
+  // cpu_runner.cc). A schedule that slow cannot be the best, and its
+  // warm-up and repeats were most of the run time of a tuner's first,
+  // random rounds (dense 1024^3: 100-500 ms a call). 0: every candidate
+  // gets the full protocol.
   double hopeless_factor = 0;
   // Before every timed repeat, write a buffer larger than the last-level
   // cache so that inputs come from DRAM (meaningful with number = 1 and
