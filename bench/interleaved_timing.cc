@@ -23,13 +23,17 @@ std::vector<InterleavedTimes> TimeInterleaved(const std::vector<Contender>& cont
   for (int r = 0; r < options.rounds; ++r) {
     for (size_t j = 0; j < n; ++j) {
       const size_t k = (j + static_cast<size_t>(r)) % n;
-      double best = 1e30;
       const auto visit = Clock::now();
+      while (Since(visit) < options.settle_s) contenders[k].call();
+      double best = 1e30;
+      const auto counted = Clock::now();
       for (int i = 0; i < 10000; ++i) {
         auto t = Clock::now();
         contenders[k].call();
-        best = std::min(best, Since(t));
-        if (i + 1 >= options.calls_per_round && Since(visit) >= options.min_visit_s) break;
+        const double s = Since(t);
+        best = std::min(best, s);
+        out[k].call_s.push_back(s);
+        if (i + 1 >= options.calls_per_round && Since(counted) >= options.min_visit_s) break;
       }
       out[k].round_s.push_back(best);
     }
@@ -37,6 +41,7 @@ std::vector<InterleavedTimes> TimeInterleaved(const std::vector<Contender>& cont
   for (InterleavedTimes& t : out) {
     t.median_s = Median(t.round_s);
     t.min_s = t.round_s.empty() ? 0 : *std::min_element(t.round_s.begin(), t.round_s.end());
+    t.median_call_s = Median(t.call_s);
   }
   return out;
 }

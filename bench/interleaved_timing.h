@@ -3,11 +3,19 @@
 // On these machines the same kernel's time drifts by up to ~45% over
 // minutes (other tenants, frequency changes), so two best times taken at
 // different moments do not compare. Interleaving puts every contender in
-// every moment: each round visits each contender once (the best of a few
-// back-to-back calls, at least 20 ms of them), the start of the round's
-// order rotates so that no contender always follows the same neighbour, and
-// the median over the rounds is the figure; the minimum is the
-// quiet-moment figure.
+// every moment: each round visits each contender once (a few back-to-back
+// calls, at least 20 ms of them), and the start of the round's order
+// rotates so that no contender always follows the same neighbour. Two
+// figures come out: the median over the rounds of each visit's best call
+// (a kernel's figure: what it does in the quiet moments of each visit), and
+// the median over every counted call (a model's latency as a user running
+// it back to back sees it, its runtime's own idle threads included).
+//
+// A visit may start with a settling stretch whose calls are made but not
+// counted: runtimes in one process leave threads spinning after their
+// calls (OpenBLAS's workers, which PyTorch uses, yield-spin for about
+// 0.1 s; OpenMP's for a few ms), and those steal cores from whichever
+// contender comes next — a cost that contender would never pay alone.
 #ifndef PRUNER_BENCH_INTERLEAVED_TIMING_H_
 #define PRUNER_BENCH_INTERLEAVED_TIMING_H_
 
@@ -23,9 +31,11 @@ struct Contender {
 };
 
 struct InterleavedTimes {
-  std::vector<double> round_s;  // per round: best of the round's calls
-  double median_s = 0;
-  double min_s = 0;
+  std::vector<double> round_s;  // per round: best of the round's counted calls
+  double median_s = 0;          // of round_s
+  double min_s = 0;             // of round_s
+  std::vector<double> call_s;   // every counted call, in order
+  double median_call_s = 0;     // of call_s
 };
 
 struct InterleaveOptions {
@@ -35,6 +45,9 @@ struct InterleaveOptions {
   // 1.5 ms that a compiler on the other core happened to share.
   int calls_per_round = 3;
   double min_visit_s = 0.02;
+  // Calls in the first settle_s of a visit are not counted; the counted
+  // stretch still lasts min_visit_s.
+  double settle_s = 0;
   int warmup = 3;           // untimed calls per contender before round 1
 };
 

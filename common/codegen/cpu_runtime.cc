@@ -5,6 +5,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -96,6 +98,9 @@ class Pool {
 
   void WorkerLoop(int index) {
     t_in_parallel_loop = true;
+    // Named so that `top -H` and /proc/PID/task tell the pool's threads from
+    // those of other runtimes in the process (PyTorch's, in bench/model).
+    pthread_setname_np(pthread_self(), ("pruner-cpu-" + std::to_string(index + 1)).c_str());
     uint64_t seen = 0;
     for (;;) {
       const auto spin_start = std::chrono::steady_clock::now();
