@@ -42,7 +42,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "bench/inprocess_kernel.h"
-#include "bench/interleaved_timing.h"
+#include "common/measure/interleaved_timing.h"
 #include "common/base/status_macros.h"
 #include "common/codegen/cpu_build.h"
 #include "common/codegen/cpu_llvm_codegen.h"

@@ -43,7 +43,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/inprocess_kernel.h"
-#include "bench/interleaved_timing.h"
+#include "common/measure/interleaved_timing.h"
 #include "bench/measure_baselines.h"
 #include "bench/tune_phase.h"
 #include "common/base/status_macros.h"

@@ -22,6 +22,7 @@
 #include "common/device/device_profile.h"
 #include "common/graph/onnx_import.h"
 #include "common/ir/npy.h"
+#include "common/measure/interleaved_timing.h"
 #include "common/store/records_store.h"
 
 namespace pruner {
@@ -233,8 +234,10 @@ int RunModel(const RunCommand& c) {
   }
   if (!c.torchscript.empty()) {
     // PyTorch on the same inputs and thread count, checked and then timed
-    // interleaved with the compiled model (each round: the best of three
-    // calls of each, alternating which goes first).
+    // interleaved with the compiled model as bench/model times them: each
+    // visit first settles (PyTorch's OpenBLAS workers yield-spin ~0.1 s
+    // after its calls and would take a core from ours), then counts its
+    // calls; the figure is the median call.
     const int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
     absl::StatusOr<std::unique_ptr<TorchScriptBaseline>> torch =
         LoadTorchScript(c.torchscript, inputs, threads);
@@ -245,34 +248,18 @@ int RunModel(const RunCommand& c) {
     std::printf("output %s vs PyTorch's (rtol %g, atol %g): %s\n", m.outputs()[0].name.c_str(),
                 c.rtol, c.atol, close.ok() ? "match" : std::string(close.message()).c_str());
     if (!close.ok()) exit_code = 1;
-    auto best_of_three = [](const std::function<void()>& f) {
-      double best = 1e30;
-      for (int k = 0; k < 3; ++k) {
-        const auto start = std::chrono::steady_clock::now();
-        f();
-        best = std::min(best, std::chrono::duration<double, std::milli>(
-                                  std::chrono::steady_clock::now() - start).count());
-      }
-      return best;
-    };
-    std::vector<double> ours_ms, torch_ms;
-    auto run_ours = [&] { (void)m.Run(inputs); };
-    auto run_torch = [&] { (void)(*torch)->Run(); };
-    for (int r = 0; r < c.rounds; ++r) {
-      if (r % 2 == 0) {
-        ours_ms.push_back(best_of_three(run_ours));
-        torch_ms.push_back(best_of_three(run_torch));
-      } else {
-        torch_ms.push_back(best_of_three(run_torch));
-        ours_ms.push_back(best_of_three(run_ours));
-      }
-    }
-    std::sort(ours_ms.begin(), ours_ms.end());
-    std::sort(torch_ms.begin(), torch_ms.end());
-    const double ours = ours_ms[ours_ms.size() / 2], base = torch_ms[torch_ms.size() / 2];
-    std::printf("latency, median of %d interleaved rounds, %d threads: this model %.3f ms, "
-                "PyTorch (TorchScript, optimize_for_inference) %.3f ms\n",
-                c.rounds, threads, ours, base);
+    InterleaveOptions timing;
+    timing.rounds = c.rounds;
+    timing.settle_s = 0.15;
+    timing.min_visit_s = 0.1;
+    const std::vector<InterleavedTimes> times =
+        TimeInterleaved({{"ours", [&] { (void)m.Run(inputs); }},
+                         {"pytorch", [&] { (void)(*torch)->Run(); }}},
+                        timing);
+    const double ours = times[0].median_call_s * 1e3, base = times[1].median_call_s * 1e3;
+    std::printf("latency, median call of %d interleaved rounds (%zu and %zu calls), %d threads: "
+                "this model %.3f ms, PyTorch (TorchScript, optimize_for_inference) %.3f ms\n",
+                c.rounds, times[0].call_s.size(), times[1].call_s.size(), threads, ours, base);
     std::printf("your model, %.2fx %s than PyTorch on this machine\n",
                 ours <= base ? base / ours : ours / base, ours <= base ? "faster" : "slower");
   }

@@ -10,7 +10,7 @@
 //      TorchScript export with torch::jit::optimize_for_inference, all in
 //      this process with the same thread count;
 //   4. check every output against PyTorch's saved output;
-//   5. time the three interleaved (bench/interleaved_timing.h): each visit
+//   5. time the three interleaved (common/measure/interleaved_timing.h): each visit
 //      first settles (its calls uncounted) until the runtime that ran
 //      before has gone quiet, then counts its calls. The figure is the
 //      median over every counted call (the latency a user running the
@@ -38,7 +38,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "bench/interleaved_timing.h"
+#include "common/measure/interleaved_timing.h"
 #include "bench/measure_baselines.h"
 #include "common/compile/compiled_model.h"
 #include "common/compile/model_compiler.h"

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "bench/interleaved_timing.h"
+#include "common/measure/interleaved_timing.h"
 #include "common/codegen/cpu_build.h"
 #include "common/schedule/state.h"
 #include "common/schedule/step.h"

@@ -1,10 +1,19 @@
-#include "bench/interleaved_timing.h"
+#include "common/measure/interleaved_timing.h"
 
 #include <algorithm>
+#include <chrono>
 
-#include "bench/measure_baselines.h"
+namespace pruner {
+namespace {
 
-namespace pruner::bench {
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+}  // namespace
+
 
 double Median(std::vector<double> xs) {
   if (xs.empty()) return 0;
@@ -46,4 +55,4 @@ std::vector<InterleavedTimes> TimeInterleaved(const std::vector<Contender>& cont
   return out;
 }
 
-}  // namespace pruner::bench
+}  // namespace pruner

@@ -1,4 +1,4 @@
-#include "bench/interleaved_timing.h"
+#include "common/measure/interleaved_timing.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 
 #include "gtest/gtest.h"
 
-namespace pruner::bench {
+namespace pruner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -74,4 +74,4 @@ TEST(InterleavedTimingTest, CallsWhileTheLastContenderStillDisturbsAreNotCounted
 }
 
 }  // namespace
-}  // namespace pruner::bench
+}  // namespace pruner

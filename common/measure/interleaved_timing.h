@@ -1,4 +1,5 @@
-// Timing several kernels against each other on a shared machine.
+// Timing several kernels or models against each other on a shared machine
+// (the benchmarks, and `pruner run --torchscript` against PyTorch).
 //
 // On these machines the same kernel's time drifts by up to ~45% over
 // minutes (other tenants, frequency changes), so two best times taken at
@@ -16,14 +17,14 @@
 // calls (OpenBLAS's workers, which PyTorch uses, yield-spin for about
 // 0.1 s; OpenMP's for a few ms), and those steal cores from whichever
 // contender comes next — a cost that contender would never pay alone.
-#ifndef PRUNER_BENCH_INTERLEAVED_TIMING_H_
-#define PRUNER_BENCH_INTERLEAVED_TIMING_H_
+#ifndef PRUNER_COMMON_MEASURE_INTERLEAVED_TIMING_H_
+#define PRUNER_COMMON_MEASURE_INTERLEAVED_TIMING_H_
 
 #include <functional>
 #include <string>
 #include <vector>
 
-namespace pruner::bench {
+namespace pruner {
 
 struct Contender {
   std::string label;
@@ -58,6 +59,6 @@ std::vector<InterleavedTimes> TimeInterleaved(const std::vector<Contender>& cont
 // The median (mean of the middle two for an even count); 0 when empty.
 double Median(std::vector<double> xs);
 
-}  // namespace pruner::bench
+}  // namespace pruner
 
-#endif  // PRUNER_BENCH_INTERLEAVED_TIMING_H_
+#endif  // PRUNER_COMMON_MEASURE_INTERLEAVED_TIMING_H_
