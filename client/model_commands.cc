@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <functional>
 #include <map>
 #include <thread>
 
@@ -250,8 +249,8 @@ int RunModel(const RunCommand& c) {
     if (!close.ok()) exit_code = 1;
     InterleaveOptions timing;
     timing.rounds = c.rounds;
-    timing.settle_s = 0.15;
-    timing.min_visit_s = 0.1;
+    timing.settle_s = kModelSettleSeconds;
+    timing.min_visit_s = kModelVisitSeconds;
     const std::vector<InterleavedTimes> times =
         TimeInterleaved({{"ours", [&] { (void)m.Run(inputs); }},
                          {"pytorch", [&] { (void)(*torch)->Run(); }}},

@@ -69,8 +69,8 @@ struct Settings {
   // its calls, its OpenMP threads a few ms; either takes a core from
   // whatever runs next, which it would never do to a model run alone),
   // then at least visit_ms of counted calls.
-  double settle_ms = 150;
-  double visit_ms = 100;
+  double settle_ms = kModelSettleSeconds * 1e3;
+  double visit_ms = kModelVisitSeconds * 1e3;
   std::string strategy = "ansor-xgb";
   std::string db;  // a records database to tune into / take records from; "" = a fresh one
   std::string tune_args;  // extra `pruner tune` arguments (e.g. cold-cache timing)

@@ -1,19 +1,10 @@
 #include "common/measure/interleaved_timing.h"
 
 #include <algorithm>
-#include <chrono>
+
+#include "common/base/clock.h"
 
 namespace pruner {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-}  // namespace
-
 
 double Median(std::vector<double> xs) {
   if (xs.empty()) return 0;
@@ -32,17 +23,17 @@ std::vector<InterleavedTimes> TimeInterleaved(const std::vector<Contender>& cont
   for (int r = 0; r < options.rounds; ++r) {
     for (size_t j = 0; j < n; ++j) {
       const size_t k = (j + static_cast<size_t>(r)) % n;
-      const auto visit = Clock::now();
-      while (Since(visit) < options.settle_s) contenders[k].call();
+      const auto visit = SteadyClock::now();
+      while (SecondsSince(visit) < options.settle_s) contenders[k].call();
       double best = 1e30;
-      const auto counted = Clock::now();
+      const auto counted = SteadyClock::now();
       for (int i = 0; i < 10000; ++i) {
-        auto t = Clock::now();
+        auto t = SteadyClock::now();
         contenders[k].call();
-        const double s = Since(t);
+        const double s = SecondsSince(t);
         best = std::min(best, s);
         out[k].call_s.push_back(s);
-        if (i + 1 >= options.calls_per_round && Since(counted) >= options.min_visit_s) break;
+        if (i + 1 >= options.calls_per_round && SecondsSince(counted) >= options.min_visit_s) break;
       }
       out[k].round_s.push_back(best);
     }

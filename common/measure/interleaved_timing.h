@@ -52,6 +52,12 @@ struct InterleaveOptions {
   int warmup = 3;           // untimed calls per contender before round 1
 };
 
+// A whole model against another runtime in the same process (bench/model,
+// `pruner run --torchscript`): 150 ms settling outlasts OpenBLAS's ~0.1 s
+// of spinning; 100 ms counted gives a few calls of even a 20 ms model.
+inline constexpr double kModelSettleSeconds = 0.15;
+inline constexpr double kModelVisitSeconds = 0.1;
+
 // One result per contender, in order.
 std::vector<InterleavedTimes> TimeInterleaved(const std::vector<Contender>& contenders,
                                               const InterleaveOptions& options);
