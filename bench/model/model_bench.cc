@@ -15,7 +15,13 @@
 //      before has gone quiet, then counts its calls. The figure is the
 //      median over every counted call (the latency a user running the
 //      model back to back sees); the median of each visit's best call
-//      (the quiet-moment figure) is printed beside it.
+//      (the quiet-moment figure) is printed beside it. Before each round a
+//      probe times a cache line's round trip between two threads
+//      (common/measure/thread_round_trip.h), and the medians are printed
+//      again for the rounds with the two vCPUs on separate L3s and for the
+//      others (RESULT: *_split_rounds, *_split_l3_speedup,
+//      *_shared_l3_speedup): on this project's VM that placement moves
+//      ResNet-18's latency by a third.
 // With several models, each runs in a process of its own (this binary again,
 // one model): LibTorch timed the encoder 5-8x slower in some processes that
 // had run the other two models first (bench/README.md, session 21), and a
@@ -39,6 +45,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "common/measure/interleaved_timing.h"
+#include "common/measure/thread_round_trip.h"
 #include "bench/measure_baselines.h"
 #include "common/compile/compiled_model.h"
 #include "common/compile/model_compiler.h"
@@ -94,6 +101,11 @@ struct ModelOutcome {
   double tune_s = 0;
   double torch_ms = 0, default_ms = 0, tuned_ms = 0;  // medians of calls
   double torch_best_ms = 0, tuned_best_ms = 0;        // medians of each visit's best
+  // Rounds whose probe found the two vCPUs on separate last-level caches
+  // (thread_round_trip.h), and the speed-ups by medians of calls in those
+  // rounds and in the others (0 where a class has no round).
+  int split_rounds = 0;
+  double split_speedup = 0, shared_speedup = 0;
   double gflop = 0;
 };
 
@@ -135,6 +147,46 @@ int64_t RecordsOfModel(const RecordsStore& store, const std::vector<SearchTask>&
     if (records.ok()) n += static_cast<int64_t>(records->size());
   }
   return n;
+}
+
+// The timing split by where the hypervisor had put the two vCPUs in each
+// round (thread_round_trip.h): medians of the calls of the rounds whose
+// probe found them on separate last-level caches, and of the others.
+// Contenders in `times`: PyTorch, Pruner default, Pruner tuned.
+void PrintByPlacement(const std::vector<InterleavedTimes>& times,
+                      const std::vector<double>& round_trip_ns, ModelOutcome* out) {
+  auto median_of = [&](const InterleavedTimes& t, bool split) {
+    std::vector<double> calls;
+    for (size_t i = 0; i < t.call_s.size(); ++i) {
+      if ((round_trip_ns[t.call_round[i]] >= kSeparateCachesRoundTripNs) == split) {
+        calls.push_back(t.call_s[i]);
+      }
+    }
+    return Median(std::move(calls)) * 1e3;
+  };
+  out->split_rounds = 0;
+  for (double ns : round_trip_ns) out->split_rounds += ns >= kSeparateCachesRoundTripNs ? 1 : 0;
+  std::printf("  thread round trip per round (ns):");
+  for (double ns : round_trip_ns) std::printf(" %.0f", ns);
+  std::printf("\n");
+  for (const bool split : {false, true}) {
+    const int rounds = split ? out->split_rounds
+                             : static_cast<int>(round_trip_ns.size()) - out->split_rounds;
+    const char* where = split ? "on separate L3s" : "sharing an L3";
+    if (rounds == 0) {
+      std::printf("  vCPUs %s (round trip %s %.0f ns): no round\n", where, split ? ">=" : "<",
+                  kSeparateCachesRoundTripNs);
+      continue;
+    }
+    const double torch = median_of(times[0], split);
+    const double tuned = median_of(times[2], split);
+    std::printf("  vCPUs %s (round trip %s %.0f ns) in %d rounds: PyTorch %.3f ms, Pruner default "
+                "%.3f ms, Pruner tuned %.3f ms (%.2fx)\n",
+                where, split ? ">=" : "<", kSeparateCachesRoundTripNs, rounds, torch,
+                median_of(times[1], split), tuned, torch / tuned);
+    (split ? out->split_speedup : out->shared_speedup) = torch / tuned;
+  }
+  std::printf("\n");
 }
 
 // Where the tuned model's time goes as it runs (not as each kernel was
@@ -294,6 +346,8 @@ ModelOutcome RunModel(const std::string& name, const Settings& s, const std::str
   timing.rounds = s.rounds;
   timing.min_visit_s = s.visit_ms / 1e3;
   timing.settle_s = s.settle_ms / 1e3;
+  std::vector<double> round_trip_ns(s.rounds, 0);
+  timing.before_round = [&](int r) { round_trip_ns[r] = ThreadRoundTripNs(); };
   const std::vector<InterleavedTimes> times = TimeInterleaved(contenders, timing);
   out.torch_ms = times[0].median_call_s * 1e3;
   out.default_ms = times[1].median_call_s * 1e3;
@@ -307,9 +361,10 @@ ModelOutcome RunModel(const std::string& name, const Settings& s, const std::str
               times[2].call_s.size(), s.threads, out.torch_ms, out.default_ms,
               out.torch_ms / out.default_ms, out.tuned_ms, out.torch_ms / out.tuned_ms);
   std::printf("  quiet moments, median of each visit's fastest call: PyTorch %.3f ms, Pruner "
-              "default %.3f ms, Pruner tuned %.3f ms (%.2fx)\n\n",
+              "default %.3f ms, Pruner tuned %.3f ms (%.2fx)\n",
               out.torch_best_ms, times[1].median_s * 1e3, out.tuned_best_ms,
               out.torch_best_ms / out.tuned_best_ms);
+  PrintByPlacement(times, round_trip_ns, &out);
   PrintInModelProfile(*ours["tuned"], *input, peak_gflops, s.profile_steps);
   out.ok = true;
   return out;
@@ -328,9 +383,10 @@ std::string ShellQuote(const std::string& v) {
 absl::Status WriteOutcome(const ModelOutcome& o, const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return absl::InternalError(absl::StrCat("cannot write ", path));
-  std::fprintf(f, "%d %lld %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n%s\n", o.ok ? 1 : 0,
-               static_cast<long long>(o.trials), o.tune_s, o.torch_ms, o.default_ms, o.tuned_ms,
-               o.torch_best_ms, o.tuned_best_ms, o.gflop, o.error.c_str());
+  std::fprintf(f, "%d %lld %.17g %.17g %.17g %.17g %.17g %.17g %.17g %d %.17g %.17g\n%s\n",
+               o.ok ? 1 : 0, static_cast<long long>(o.trials), o.tune_s, o.torch_ms, o.default_ms,
+               o.tuned_ms, o.torch_best_ms, o.tuned_best_ms, o.gflop, o.split_rounds,
+               o.split_speedup, o.shared_speedup, o.error.c_str());
   return std::fclose(f) == 0 ? absl::OkStatus()
                              : absl::InternalError(absl::StrCat("cannot write ", path));
 }
@@ -345,9 +401,10 @@ ModelOutcome ReadOutcome(const std::string& name, const std::string& path) {
   }
   int ok = 0;
   long long trials = 0;
-  if (std::fscanf(f, "%d %lld %lf %lf %lf %lf %lf %lf %lf\n", &ok, &trials, &o.tune_s,
-                  &o.torch_ms, &o.default_ms, &o.tuned_ms, &o.torch_best_ms, &o.tuned_best_ms,
-                  &o.gflop) != 9) {
+  if (std::fscanf(f, "%d %lld %lf %lf %lf %lf %lf %lf %lf %d %lf %lf\n", &ok, &trials,
+                  &o.tune_s, &o.torch_ms, &o.default_ms, &o.tuned_ms, &o.torch_best_ms,
+                  &o.tuned_best_ms, &o.gflop, &o.split_rounds, &o.split_speedup,
+                  &o.shared_speedup) != 12) {
     o.error = absl::StrCat("unreadable outcome in ", path);
   } else {
     o.ok = ok == 1;
@@ -482,7 +539,10 @@ int Main(int argc, char** argv) {
                     absl::StrFormat("%.3f", o.torch_best_ms / o.tuned_best_ms), " ", k,
                     "_trials=", o.trials, " ", k,
                     "_tune_s=", absl::StrFormat("%.0f", o.tune_s), " ", k, "_vs_peak=",
-                    absl::StrFormat("%.3f", o.gflop / (o.tuned_ms * 1e-3) / peak.gflops));
+                    absl::StrFormat("%.3f", o.gflop / (o.tuned_ms * 1e-3) / peak.gflops), " ", k,
+                    "_split_rounds=", o.split_rounds, " ", k, "_shared_l3_speedup=",
+                    absl::StrFormat("%.3f", o.shared_speedup), " ", k, "_split_l3_speedup=",
+                    absl::StrFormat("%.3f", o.split_speedup));
   }
   std::printf("%s%s threads=%d peak_gflops=%.1f strategy=%s layout=%s\n", result.c_str(),
               extra.c_str(), s.threads, peak.gflops, s.strategy.c_str(), s.layout.c_str());

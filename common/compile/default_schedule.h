@@ -6,8 +6,8 @@
 // vectorized as the sketch rules make every schedule), ranked by the
 // Symbol-based Analyzer (common/analysis), the best kept. Deterministic for
 // a seed; never the naive loop nest unless the task has no other schedule.
-// A window reduction (a depthwise convolution) gets window_seeds.h's first
-// schedule instead.
+// A window reduction (a depthwise convolution) or a Winograd convolution
+// gets seed_schedules.h's first schedule instead.
 #ifndef PRUNER_COMMON_COMPILE_DEFAULT_SCHEDULE_H_
 #define PRUNER_COMMON_COMPILE_DEFAULT_SCHEDULE_H_
 

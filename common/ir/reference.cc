@@ -170,7 +170,7 @@ int64_t WinogradPackedTile(const ComputeDag& dag, int index) {
   }
   for (int consumer : dag.Consumers(index)) {
     const auto tag = dag.op(consumer).attrs.find("op");
-    if (tag != dag.op(consumer).attrs.end() && tag->second == "winograd_bgemm") {
+    if (tag != dag.op(consumer).attrs.end() && tag->second == kWinogradBgemmTag) {
       return op.shape[0] - 2;
     }
   }

@@ -51,6 +51,10 @@ inline constexpr int64_t kWinogradTile = 2;   // the default output tile side (m
 // SimplifyComputeWithConstTensor recognizes.
 inline constexpr char kWinogradDataPackTag[] = "winograd_data_pack";
 inline constexpr char kWinogradInverseTag[] = "winograd_inverse";
+// Tags of the batched product and of the output stage (what the seed
+// schedules of common/sketch/winograd_seeds.h look for).
+inline constexpr char kWinogradBgemmTag[] = "winograd_bgemm";
+inline constexpr char kWinogradOutputTag[] = "conv2d_winograd_nhwc";
 inline constexpr int64_t kWinogradAlpha = 4;  // input tile side (m + r - 1) at kWinogradTile
 
 // True for the output tile sides with a Winograd form here: 2 and 4.
@@ -204,7 +208,7 @@ int WinogradConv2dStages(Builder& b, int input, int packed_weight, const Winogra
       });
   const int bgemm = b.Compute(
       "bgemm", {{"eps", s.alpha()}, {"nu", s.alpha()}, {"p", s.tiles()}, {"co", s.out_channels}},
-      {{"ci", s.in_channels}}, ReduceKind::kSum, "winograd_bgemm",
+      {{"ci", s.in_channels}}, ReduceKind::kSum, kWinogradBgemmTag,
       [&](const std::vector<Expr>& v) {
         return Mul(b.Read(data_pack, {v[0], v[1], v[2], v[4]}),
                    b.Read(packed_weight, {v[0], v[1], v[4], v[3]}));
@@ -221,7 +225,7 @@ int WinogradConv2dStages(Builder& b, int input, int packed_weight, const Winogra
   return b.Compute(
       "conv2d_winograd_nhwc",
       {{"nn", s.batch}, {"yy", s.out_h()}, {"xx", s.out_w()}, {"ff", s.out_channels}}, {},
-      ReduceKind::kNone, "conv2d_winograd_nhwc", [&](const std::vector<Expr>& v) {
+      ReduceKind::kNone, kWinogradOutputTag, [&](const std::vector<Expr>& v) {
         const Expr tile = IntImm(m);
         Expr p = Add(Add(Mul(v[0], IntImm(tiles_hw)), Mul(FloorDiv(v[1], tile), IntImm(s.tiles_w()))),
                      FloorDiv(v[2], tile));

@@ -21,6 +21,7 @@ std::vector<InterleavedTimes> TimeInterleaved(const std::vector<Contender>& cont
     for (int i = 0; i < options.warmup; ++i) c.call();
   }
   for (int r = 0; r < options.rounds; ++r) {
+    if (options.before_round) options.before_round(r);
     for (size_t j = 0; j < n; ++j) {
       const size_t k = (j + static_cast<size_t>(r)) % n;
       const auto visit = SteadyClock::now();
@@ -33,6 +34,7 @@ std::vector<InterleavedTimes> TimeInterleaved(const std::vector<Contender>& cont
         const double s = SecondsSince(t);
         best = std::min(best, s);
         out[k].call_s.push_back(s);
+        out[k].call_round.push_back(r);
         if (i + 1 >= options.calls_per_round && SecondsSince(counted) >= options.min_visit_s) break;
       }
       out[k].round_s.push_back(best);

@@ -36,6 +36,7 @@ struct InterleavedTimes {
   double median_s = 0;          // of round_s
   double min_s = 0;             // of round_s
   std::vector<double> call_s;   // every counted call, in order
+  std::vector<int> call_round;  // the round of each of call_s
   double median_call_s = 0;     // of call_s
 };
 
@@ -50,6 +51,9 @@ struct InterleaveOptions {
   // stretch still lasts min_visit_s.
   double settle_s = 0;
   int warmup = 3;           // untimed calls per contender before round 1
+  // Called with the round's index before each round's first visit (a
+  // probe of the machine's state: thread_round_trip.h); may be empty.
+  std::function<void(int round)> before_round;
 };
 
 // A whole model against another runtime in the same process (bench/model,

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/search/task_sketches.h"
-#include "common/sketch/window_seeds.h"
+#include "common/sketch/seed_schedules.h"
 
 namespace pruner {
 
@@ -22,7 +22,7 @@ absl::StatusOr<std::vector<State>> SketchSearchPolicy::Propose(int n) {
     PRUNER_ASSIGN_OR_RETURN(sketches_, TaskSketches(task_, sketch_options_));
     have_sketches_ = true;
   }
-  std::vector<State> seeds = TakeWindowSeeds(n);
+  std::vector<State> seeds = TakeSeedSchedules(n);
   const int rest = n - static_cast<int>(seeds.size());
   const int retries = RetriesOnEmpty();
   for (int attempt = 0; rest > 0 && attempt <= retries; ++attempt) {
@@ -38,11 +38,11 @@ absl::StatusOr<std::vector<State>> SketchSearchPolicy::Propose(int n) {
   return seeds;
 }
 
-std::vector<State> SketchSearchPolicy::TakeWindowSeeds(int n) {
+std::vector<State> SketchSearchPolicy::TakeSeedSchedules(int n) {
   std::vector<State> seeds;
-  if (seeds_offered_ || !sketch_options_.window_seeds) return seeds;
+  if (seeds_offered_ || !sketch_options_.seed_schedules) return seeds;
   seeds_offered_ = true;
-  for (State& s : WindowReductionSeeds(sketches_, task_.device)) {
+  for (State& s : SeedSchedules(sketches_, task_.device)) {
     if (static_cast<int>(seeds.size()) >= n) break;
     const std::string str = s.ToStr();
     // Known already (a resumed job measured it): not proposed again.

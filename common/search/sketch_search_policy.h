@@ -55,9 +55,9 @@ class SketchSearchPolicy : public SearchPolicy {
   Rng rng_;
 
  private:
-  // The first round's window_seeds.h schedules, proposed ahead of the
-  // policy's own picks (sketch_options_.window_seeds).
-  std::vector<State> TakeWindowSeeds(int n);
+  // The first round's seed_schedules.h schedules, proposed ahead of the
+  // policy's own picks (sketch_options_.seed_schedules).
+  std::vector<State> TakeSeedSchedules(int n);
 
   SketchOptions sketch_options_;
   bool have_sketches_ = false;

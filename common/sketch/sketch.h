@@ -67,9 +67,9 @@ struct SketchOptions {
   std::string gpu_structure = "SSSRRSRS";
   std::vector<int> cpu_fusion_levels = {1, 2};
   std::vector<int> gpu_fusion_levels = {3};
-  // The search measures window_seeds.h's schedules of a window reduction
-  // (a depthwise convolution) first: not Ansor's, off for its exact search.
-  bool window_seeds = true;
+  // The search measures seed_schedules.h's schedules (depthwise and
+  // Winograd convolutions) first: not Ansor's, off for its exact search.
+  bool seed_schedules = true;
 };
 
 // All sketches of `dag` for the device's kind (cpu or gpu rule set).

@@ -5,6 +5,7 @@
 #include "common/sketch/access_analysis.h"
 #include "common/sketch/annotate.h"
 #include "common/sketch/annotate_validity.h"
+#include "common/sketch/seed_tiles.h"
 
 namespace pruner {
 namespace {
@@ -65,20 +66,6 @@ std::optional<WindowSketch> MatchWindowSketch(const Sketch& sketch) {
     }
   }
   return m;
-}
-
-// The first of `candidates` that divides `extent` (1 if none does).
-int64_t FirstDivisor(int64_t extent, std::initializer_list<int64_t> candidates) {
-  for (int64_t c : candidates) {
-    if (c >= 1 && extent % c == 0) return c;
-  }
-  return 1;
-}
-
-// How many channels one vector of the register tile (or of the padding
-// copy) covers: the device's vector, or a half or quarter of it that divides.
-int64_t VectorTile(int64_t channels, int64_t vector_lanes) {
-  return FirstDivisor(channels, {vector_lanes, vector_lanes / 2, vector_lanes / 4});
 }
 
 // How many channels one parallel iteration of a fused (inverted-residual)

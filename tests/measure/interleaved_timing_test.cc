@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "common/measure/thread_round_trip.h"
 #include "gtest/gtest.h"
 
 namespace pruner {
@@ -71,6 +72,31 @@ TEST(InterleavedTimingTest, CallsWhileTheLastContenderStillDisturbsAreNotCounted
     EXPECT_LT(t[1].median_call_s, 0.010);
     EXPECT_LT(t[1].median_s, 0.010);
   }
+}
+
+TEST(InterleavedTimingTest, EachCallKnowsItsRoundAndAProbeRunsBeforeEachRound) {
+  InterleaveOptions o;
+  o.rounds = 4;
+  o.calls_per_round = 2;
+  o.min_visit_s = 0;
+  o.warmup = 0;
+  std::vector<int> probed;
+  o.before_round = [&](int r) { probed.push_back(r); };
+  int calls = 0;
+  const std::vector<InterleavedTimes> t = TimeInterleaved({{"a", [&] { ++calls; }}}, o);
+  EXPECT_EQ(probed, (std::vector<int>{0, 1, 2, 3}));
+  ASSERT_EQ(t[0].call_round.size(), t[0].call_s.size());
+  EXPECT_EQ(t[0].call_round, (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(calls, 8);
+}
+
+TEST(ThreadRoundTripTest, ACacheLineGoesToAnotherThreadAndBackInUnderAMillisecond) {
+  // Any machine, one core or many: the exchange ends (the waits yield), and
+  // a round trip takes tens of ns between cores sharing a cache, a few
+  // hundred across caches, up to a scheduler slice on one core.
+  const double ns = ThreadRoundTripNs(200, 2);
+  EXPECT_GT(ns, 0);
+  EXPECT_LT(ns, 1e6);
 }
 
 }  // namespace
