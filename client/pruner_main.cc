@@ -32,6 +32,7 @@
 #include "common/graph/networks.h"
 #include "common/ir/ops.h"
 #include "common/sketch/sketch.h"
+#include "common/sketch/seed_schedules.h"
 #include "common/tune/job_tasks.h"
 #include "common/tune/strategy_spec.h"
 
@@ -76,6 +77,12 @@ int PrintSketches(const std::string& op, const std::string& device_name) {
   if (!sketches.ok()) return FailCommand(sketches.status());
   for (size_t i = 0; i < sketches->size(); ++i) {
     std::cout << "=== sketch " << i << " ===\n" << (*sketches)[i].ToString() << "\n";
+  }
+  // The complete schedules the search measures first (and an untuned
+  // build uses, the first of them), to replay with `pruner check --steps`.
+  const std::vector<State> seeds = SeedSchedules(*sketches, *device);
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    std::cout << "=== seed schedule " << i << " ===\n" << seeds[i].ToSentence() << "\n";
   }
   return 0;
 }
@@ -213,7 +220,8 @@ int main(int argc, char** argv) {
   devices->add_flag("--json", json, "print profiles as JSON lines");
 
   std::string op, device = "cpu";
-  auto* sketches = app.add_subcommand("sketches", "print the sketches of an operator");
+  auto* sketches = app.add_subcommand(
+      "sketches", "print the sketches of an operator and the seed schedules the search tries first");
   sketches->add_option("--op", op, "operator spec, e.g. dense:M=64,K=64,N=64")->required();
   sketches->add_option("--device", device, "device profile (see `pruner devices`)");
 

@@ -53,26 +53,47 @@ std::optional<WinogradStages> FindStages(const ComputeDag& dag) {
   return s;
 }
 
-// The sketch this shape starts from: no cache stages (stage indices are the
-// DAG's), the batched product multi-level tiled, the element-wise stages
-// between the output gather and the anchor inlined.
-bool SketchFits(const Sketch& sketch, const WinogradStages& s) {
+// Which sketch a seed shape starts from. Both multi-level tile the batched
+// product and inline the element-wise stages between the output gather and
+// the anchor.
+enum class SketchKind {
+  kOther,
+  kPlain,           // no cache stage: stage indices are the DAG's
+  kProductInCache,  // the product accumulated in a cache stage (inserted at
+                    // the product's index) that its writer follows at level 1
+};
+
+SketchKind Classify(const Sketch& sketch, const WinogradStages& s) {
   bool bgemm_tiled = false;
+  int cache_writes = 0;
   for (const Step& step : sketch.steps) {
-    if (step.ChangesDag()) return false;
+    if (step.kind == StepKind::kCacheWrite && step.stage == s.bgemm) {
+      ++cache_writes;
+    } else if (step.ChangesDag()) {
+      return SketchKind::kOther;
+    }
     if (step.kind == StepKind::kSplit && step.stage == s.bgemm && step.lengths.size() == 3) {
       bgemm_tiled = true;
     }
+    if (step.kind == StepKind::kFollowSplit && step.n_split != 1) return SketchKind::kOther;
   }
-  if (!bgemm_tiled) return false;
+  if (!bgemm_tiled || cache_writes > 1) return SketchKind::kOther;
+  const int shift = cache_writes;  // stages after the product moved by one
   for (int i = s.output + 1; i < s.anchor; ++i) {
-    if (sketch.state.stage(i).compute_at != ComputeAtKind::kInlined) return false;
+    if (sketch.state.stage(i + shift).compute_at != ComputeAtKind::kInlined) {
+      return SketchKind::kOther;
+    }
   }
-  return sketch.state.stage(s.output).compute_at == ComputeAtKind::kRoot &&
-         sketch.state.stage(s.anchor).compute_at == ComputeAtKind::kRoot;
+  if (sketch.state.stage(s.output + shift).compute_at != ComputeAtKind::kRoot ||
+      sketch.state.stage(s.anchor + shift).compute_at != ComputeAtKind::kRoot) {
+    return SketchKind::kOther;
+  }
+  return cache_writes == 0 ? SketchKind::kPlain : SketchKind::kProductInCache;
 }
 
-enum class BlockShape { kRows, kChannels };
+// kRows and kChannels start from the plain sketch, kProduct from the one
+// with the product in a cache stage.
+enum class BlockShape { kRows, kChannels, kProduct };
 
 // Sizes of one seed.
 struct SeedShape {
@@ -85,6 +106,7 @@ struct SeedShape {
   int64_t product_tiles = 0;   // tiles in the product's register tile
   int64_t product_vectors = 0; // vectors of output channels in it
   int64_t pack_tiles = 0;      // inner tile loop of data_pack
+  int64_t product_reduce = 1;  // inner input-channel loop of the product
 };
 
 // The sketch's steps with every open length chosen for `shape`; nullopt if
@@ -93,26 +115,34 @@ std::optional<std::vector<Step>> FillSplits(const Sketch& sketch, const Winograd
                                             const SeedShape& shape) {
   std::vector<Step> steps = sketch.steps;
   int bgemm_spatial = 0;
+  // After a cache write of the product, its cache stage holds the
+  // product's index and the stages after it move by one.
+  int shift = 0;
   for (Step& step : steps) {
+    if (step.kind == StepKind::kCacheWrite) shift = 1;
     if (step.kind != StepKind::kSplit || step.IsDefined()) continue;
     std::vector<int64_t> lengths;
-    if (step.stage == s.inverse || step.stage == s.data_pack) {
+    if (step.stage == s.inverse + shift || step.stage == s.data_pack) {
       // [row, column, tile, channel]: the transform rule splits the tile
       // and the channel axes, channel first.
       const bool channel = step.iter == 3;
-      if (step.stage == s.inverse) {
+      if (step.stage == s.inverse + shift) {
         lengths = {channel ? shape.channel_vector : shape.block_tiles};
       } else {
         lengths = {channel ? shape.input_vector : shape.pack_tiles};
       }
     } else if (step.stage == s.bgemm) {
       if (step.lengths.size() == 1) {
-        lengths = {1};  // input channels: all at the outer reduce level
+        lengths = {shape.product_reduce};  // input channels: the rest at the outer level
       } else {
         const int axis = bgemm_spatial++;
         if (axis < 2) lengths = {1, 1, 1};  // the transform's rows and columns
         if (axis == 2) lengths = {1, shape.product_tiles, 1};
-        if (axis == 3) {
+        if (axis == 3 && shape.block == BlockShape::kProduct) {
+          // Blocks of output channels at the outer level (the parallel
+          // loop's), one vector in the register tile.
+          lengths = {shape.block_channels / shape.channel_vector, 1, shape.channel_vector};
+        } else if (axis == 3) {
           lengths = {shape.block_channels / (shape.product_vectors * shape.channel_vector),
                      shape.product_vectors, shape.channel_vector};
         }
@@ -124,10 +154,45 @@ std::optional<std::vector<Step>> FillSplits(const Sketch& sketch, const Winograd
   return steps;
 }
 
+// The product-block shape's steps after the splits: each stage whole in a
+// parallel loop of its own, the product's over its transform positions and
+// blocks of output channels, so that each thread streams its own part of
+// the packed weight once (the weight is what costs where this shape is
+// used). Stage indices: the product's cache stage holds bgemm's index.
+void AppendProductTail(const WinogradStages& s, std::vector<Step>* steps) {
+  const int writer = s.bgemm + 1;
+  const int inverse = s.inverse + 1;
+  const int anchor = s.anchor + 1;
+  if (s.output != s.anchor) steps->push_back(ComputeInlineStep(s.output + 1));
+  // data_pack's loops: [tile.0, channel.0, tile.1, row, column, 2 reduce, channel.1].
+  if (s.pad >= 0) {
+    steps->push_back(ComputeAtStep(s.pad, s.data_pack, 2));
+    steps->push_back(AnnotationStep(s.pad, 3, IterAnnotation::kVectorize));
+  }
+  steps->push_back(FuseStep(s.data_pack, {0, 1}));
+  steps->push_back(AnnotationStep(s.data_pack, 0, IterAnnotation::kParallel));
+  steps->push_back(FuseStep(writer, {0, 1, 2, 3}));
+  steps->push_back(AnnotationStep(writer, 0, IterAnnotation::kParallel));
+  steps->push_back(FuseStep(inverse, {0, 1}));
+  steps->push_back(AnnotationStep(inverse, 0, IterAnnotation::kParallel));
+  steps->push_back(FuseStep(anchor, {0, 1}));
+  steps->push_back(AnnotationStep(anchor, 0, IterAnnotation::kParallel));
+  steps->push_back(AutoUnrollPragmaStep(s.data_pack, 0, 16));
+  steps->push_back(AutoUnrollPragmaStep(s.bgemm, 0, 16));
+  steps->push_back(AutoUnrollPragmaStep(inverse, 0, 16));
+  steps->push_back(AnnotationStep(s.bgemm, 17, IterAnnotation::kVectorize));
+}
+
 std::optional<State> BuildSeed(const Sketch& sketch, const WinogradStages& s,
                                const SeedShape& shape, const DeviceProfile& device) {
   std::optional<std::vector<Step>> steps = FillSplits(sketch, s, shape);
   if (!steps.has_value()) return std::nullopt;
+  if (shape.block == BlockShape::kProduct) {
+    AppendProductTail(s, &*steps);
+    absl::StatusOr<State> valid = ReplayValidSchedule(sketch.dag, *steps, device, {});
+    if (!valid.ok()) return std::nullopt;
+    return *std::move(valid);
+  }
   const Op& anchor = sketch.dag->op(s.anchor);
   const int64_t out_rows = anchor.axes[1].extent;
   const int64_t channels = anchor.axes[3].extent;
@@ -209,6 +274,25 @@ std::vector<SeedShape> ShapesFor(const ComputeDag& dag, const WinogradStages& s,
     rows.pack_tiles = FirstDivisor(tiles_w, {2});
     shapes.push_back(product(rows));
   }
+  if (channels % kWinogradChannelBlock == 0 && kWinogradChannelBlock % base.channel_vector == 0) {
+    SeedShape product = base;
+    product.block = BlockShape::kProduct;
+    product.block_channels = kWinogradChannelBlock;
+    product.block_tiles = tiles;
+    product.pack_tiles = FirstDivisor(tiles, {2});
+    product.product_reduce = FirstDivisor(in_channels, {8, 4, 2});
+    // Every tile in the register tile when they fit (16 with AVX-512 for
+    // 7x7 outputs as F(2x2, 3x3)), else a divisor that does.
+    product.product_tiles = 1;
+    for (int64_t t : {tiles, int64_t{16}, int64_t{8}, int64_t{7}, int64_t{4}, int64_t{2}}) {
+      if (t <= accumulators && tiles % t == 0) {
+        product.product_tiles = t;
+        break;
+      }
+    }
+    product.product_vectors = 1;
+    shapes.push_back(product);
+  }
   if (channels % kWinogradChannelBlock == 0 && channels / kWinogradChannelBlock >= 2 &&
       kWinogradChannelBlock % base.channel_vector == 0) {
     SeedShape blocks = base;
@@ -232,11 +316,18 @@ std::vector<State> WinogradSeeds(const std::vector<Sketch>& sketches,
   const ComputeDag& dag = *sketches.front().dag;
   const int64_t lanes = MaxVectorElements(device, dag.op(stages->bgemm).dtype);
   const std::vector<SeedShape> shapes = ShapesFor(dag, *stages, lanes);
-  for (const Sketch& sketch : sketches) {
-    if (!SketchFits(sketch, *stages)) continue;
-    for (const SeedShape& shape : shapes) {
+  // Shapes in order (the first is an untuned build's schedule), each from
+  // the first sketch it fits.
+  for (const SeedShape& shape : shapes) {
+    const SketchKind wanted =
+        shape.block == BlockShape::kProduct ? SketchKind::kProductInCache : SketchKind::kPlain;
+    for (const Sketch& sketch : sketches) {
+      if (Classify(sketch, *stages) != wanted) continue;
       std::optional<State> seed = BuildSeed(sketch, *stages, shape, device);
-      if (seed.has_value()) seeds.push_back(*std::move(seed));
+      if (seed.has_value()) {
+        seeds.push_back(*std::move(seed));
+        break;
+      }
     }
   }
   return seeds;

@@ -98,14 +98,15 @@ TEST(WinogradSeeds, RowBlocksComputeEveryStagePerRowOfTiles) {
 TEST(WinogradSeeds, ChannelBlocksRecomputeTheInputTransformPerBlock) {
   // F(2x2, 3x3) on a 6x6 output (9 tiles) with 128 output channels: two
   // blocks of 64. Its 3 rows of tiles and small packed weight also give
-  // the row-block seed, which comes first.
+  // the row-block seed, which comes first, and the product-block seed.
   const std::string spec = "conv2d_winograd:C=8,H=6,W=6,K=128,bias=1,act=relu,tile=2";
   const DeviceProfile cpu = Avx512Cpu();
   const std::vector<State> seeds = SeedsOf(spec, cpu);
-  ASSERT_EQ(seeds.size(), 2u);
+  ASSERT_EQ(seeds.size(), 3u);
   const std::string rows = seeds[0].ToSentence();
   EXPECT_TRUE(absl::StrContains(rows, "SP 9 1 6 [2]")) << rows;
-  const std::string blocks = seeds[1].ToSentence();
+  EXPECT_TRUE(absl::StrContains(seeds[1].ToSentence(), "CHW 5 local"));
+  const std::string blocks = seeds[2].ToSentence();
   // Channels in blocks of 64 (4 vectors of 16), outermost and parallel.
   EXPECT_TRUE(absl::StrContains(blocks, "SP 9 3 128 [4,16]; RE 9 [3,0,1,2,4,5]; AN 9 0 parallel"))
       << blocks;
@@ -121,8 +122,38 @@ TEST(WinogradSeeds, RowBlocksOnlyWhereRereadingTheWeightIsCheap) {
   // is over kWinogradRowBlockWeightBytes: channel blocks only.
   const std::string spec = "conv2d_winograd:C=256,H=32,W=32,K=256,bias=1,act=relu,tile=2";
   const std::vector<State> seeds = SeedsOf(spec, Avx512Cpu());
-  ASSERT_EQ(seeds.size(), 1u);
-  EXPECT_TRUE(absl::StrContains(seeds[0].ToSentence(), "RE 9 [3,0,1,2,4,5]"));
+  ASSERT_EQ(seeds.size(), 2u);  // product blocks, then channel blocks
+  EXPECT_TRUE(absl::StrContains(seeds[0].ToSentence(), "CHW 5 local"));
+  EXPECT_TRUE(absl::StrContains(seeds[1].ToSentence(), "RE 9 [3,0,1,2,4,5]"));
+  for (const State& seed : seeds) {
+    EXPECT_FALSE(absl::StrContains(seed.ToSentence(), "SP 9 1 32 [2]")) << seed.ToSentence();
+  }
+}
+
+// The same stages with the product's cache stage inserted at 5: 5
+// bgemm.local, 6 bgemm, 7 inverse, 8 the gather, 10 relu.
+TEST(WinogradSeeds, ProductBlocksSplitTheProductByTransformPositionAndChannels) {
+  // 7x7 output as F(2x2, 3x3): 16 tiles, an odd row count (no row blocks).
+  const std::string spec = "conv2d_winograd:C=16,H=7,W=7,K=128,bias=1,act=relu,tile=2";
+  for (const DeviceProfile& cpu : {TestCpu(), Avx512Cpu()}) {
+    SCOPED_TRACE(cpu.vector_isa);
+    const std::vector<State> seeds = SeedsOf(spec, cpu);
+    ASSERT_EQ(seeds.size(), 2u);
+    const std::string s = seeds[0].ToSentence();
+    EXPECT_TRUE(absl::StrContains(s, "CHW 5 local")) << s;
+    // The product's parallel loop: the 4 x 4 transform positions, every
+    // tile, and blocks of 64 channels; one vector of channels by all 16
+    // tiles in the register tile (AVX-512), or 8 (AVX2's 16 registers).
+    EXPECT_TRUE(absl::StrContains(s, "FU 6 [0,1,2,3]; AN 6 0 parallel")) << s;
+    const bool avx512 = cpu.vector_unit_bytes == 64;
+    EXPECT_TRUE(absl::StrContains(s, avx512 ? "SP 5 8 16 [1,16,1]" : "SP 5 8 16 [1,8,1]")) << s;
+    EXPECT_TRUE(absl::StrContains(s, avx512 ? "SP 5 12 128 [4,1,16]" : "SP 5 12 128 [8,1,8]"))
+        << s;
+    // The gather inlined into the activation; every other stage parallel.
+    EXPECT_TRUE(absl::StrContains(s, "CI 8; CA 3 4 2")) << s;
+    EXPECT_EQ(CountOf(s, "parallel"), 4) << s;
+    ExpectSeedsCompute(spec, seeds, cpu);
+  }
 }
 
 TEST(WinogradSeeds, WithoutBiasTheOutputGatherIsTheBlockedStage) {
