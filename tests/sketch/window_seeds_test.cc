@@ -8,12 +8,9 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "common/ir/reference.h"
-#include "common/ir/tensor.h"
-#include "common/lower/interpreter.h"
-#include "common/lower/lower.h"
 #include "common/sketch/sketch.h"
 #include "gtest/gtest.h"
+#include "tests/sketch/seed_check.h"
 #include "tests/sketch/test_support.h"
 
 namespace pruner::testing {
@@ -27,26 +24,6 @@ std::vector<State> SeedsOf(const std::string& spec, const DeviceProfile& device)
   EXPECT_TRUE(sketches.ok()) << sketches.status();
   if (!sketches.ok()) return {};
   return WindowReductionSeeds(*sketches, device);
-}
-
-// Lowers each seed for `device` and runs it in the interpreter against the
-// reference executor.
-void ExpectSeedsCompute(const std::string& spec, const std::vector<State>& seeds,
-                        const DeviceProfile& device) {
-  auto dag = Build(spec);
-  ASSERT_NE(dag, nullptr);
-  const std::vector<Tensor> inputs = RandomInputs(*dag, 11);
-  auto want = RunReference(*dag, inputs);
-  ASSERT_TRUE(want.ok()) << want.status();
-  for (const State& seed : seeds) {
-    SCOPED_TRACE(seed.ToSentence());
-    auto program = Lower(seed, device);
-    ASSERT_TRUE(program.ok()) << program.status();
-    auto got = RunProgram(*program, inputs);
-    ASSERT_TRUE(got.ok()) << got.status();
-    ASSERT_EQ(got->size(), want->size());
-    EXPECT_TRUE(CheckAllClose((*got)[0], (*want)[0], 1e-4, 1e-4).ok());
-  }
 }
 
 TEST(WindowSeeds, DepthwiseConvolutionsGetBandedRegisterTiledSchedules) {

@@ -8,13 +8,10 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "common/ir/reference.h"
-#include "common/ir/tensor.h"
-#include "common/lower/interpreter.h"
-#include "common/lower/lower.h"
 #include "common/sketch/seed_schedules.h"
 #include "common/sketch/sketch.h"
 #include "gtest/gtest.h"
+#include "tests/sketch/seed_check.h"
 #include "tests/sketch/test_support.h"
 
 namespace pruner::testing {
@@ -39,24 +36,6 @@ DeviceProfile Avx512Cpu() {
   cpu.vector_unit_bytes = 64;
   cpu.vector_isa = "avx512f";
   return cpu;
-}
-
-void ExpectSeedsCompute(const std::string& spec, const std::vector<State>& seeds,
-                        const DeviceProfile& device) {
-  auto dag = Build(spec);
-  ASSERT_NE(dag, nullptr);
-  const std::vector<Tensor> inputs = RandomInputs(*dag, 11);
-  auto want = RunReference(*dag, inputs);
-  ASSERT_TRUE(want.ok()) << want.status();
-  for (const State& seed : seeds) {
-    SCOPED_TRACE(seed.ToSentence());
-    auto program = Lower(seed, device);
-    ASSERT_TRUE(program.ok()) << program.status();
-    auto got = RunProgram(*program, inputs);
-    ASSERT_TRUE(got.ok()) << got.status();
-    ASSERT_EQ(got->size(), want->size());
-    EXPECT_TRUE(CheckAllClose((*got)[0], (*want)[0], 1e-4, 1e-4).ok());
-  }
 }
 
 int CountOf(const std::string& text, const std::string& what) {
