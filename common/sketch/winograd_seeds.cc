@@ -183,17 +183,11 @@ void AppendProductTail(const WinogradStages& s, std::vector<Step>* steps) {
   steps->push_back(AnnotationStep(s.bgemm, 17, IterAnnotation::kVectorize));
 }
 
-std::optional<State> BuildSeed(const Sketch& sketch, const WinogradStages& s,
-                               const SeedShape& shape, const DeviceProfile& device) {
-  std::optional<std::vector<Step>> steps = FillSplits(sketch, s, shape);
-  if (!steps.has_value()) return std::nullopt;
-  if (shape.block == BlockShape::kProduct) {
-    AppendProductTail(s, &*steps);
-    absl::StatusOr<State> valid = ReplayValidSchedule(sketch.dag, *steps, device, {});
-    if (!valid.ok()) return std::nullopt;
-    return *std::move(valid);
-  }
-  const Op& anchor = sketch.dag->op(s.anchor);
+// The row- and channel-block shapes' steps after the splits: the anchor's
+// outer loop parallel, every other stage computed at it.
+void AppendBlockTail(const ComputeDag& dag, const WinogradStages& s, const SeedShape& shape,
+                     std::vector<Step>* steps) {
+  const Op& anchor = dag.op(s.anchor);
   const int64_t out_rows = anchor.axes[1].extent;
   const int64_t channels = anchor.axes[3].extent;
   const int a = s.anchor;
@@ -227,6 +221,17 @@ std::optional<State> BuildSeed(const Sketch& sketch, const WinogradStages& s,
   // The product's innermost loop (its register tile's channels), after the
   // multi-level tiling's 4 x 4 spatial and 2 reduce loops.
   steps->push_back(AnnotationStep(s.bgemm, 17, IterAnnotation::kVectorize));
+}
+
+std::optional<State> BuildSeed(const Sketch& sketch, const WinogradStages& s,
+                               const SeedShape& shape, const DeviceProfile& device) {
+  std::optional<std::vector<Step>> steps = FillSplits(sketch, s, shape);
+  if (!steps.has_value()) return std::nullopt;
+  if (shape.block == BlockShape::kProduct) {
+    AppendProductTail(s, &*steps);
+  } else {
+    AppendBlockTail(*sketch.dag, s, shape, &*steps);
+  }
   // Replayed as every sampled schedule is: the device's limits checked, the
   // state in the form the search de-duplicates by.
   absl::StatusOr<State> valid = ReplayValidSchedule(sketch.dag, *steps, device, {});
@@ -274,7 +279,10 @@ std::vector<SeedShape> ShapesFor(const ComputeDag& dag, const WinogradStages& s,
     rows.pack_tiles = FirstDivisor(tiles_w, {2});
     shapes.push_back(product(rows));
   }
-  if (channels % kWinogradChannelBlock == 0 && kWinogradChannelBlock % base.channel_vector == 0) {
+  // Whole blocks of output channels, each whole vectors.
+  const bool channel_blocks =
+      channels % kWinogradChannelBlock == 0 && kWinogradChannelBlock % base.channel_vector == 0;
+  if (channel_blocks) {
     SeedShape product = base;
     product.block = BlockShape::kProduct;
     product.block_channels = kWinogradChannelBlock;
@@ -293,8 +301,7 @@ std::vector<SeedShape> ShapesFor(const ComputeDag& dag, const WinogradStages& s,
     product.product_vectors = 1;
     shapes.push_back(product);
   }
-  if (channels % kWinogradChannelBlock == 0 && channels / kWinogradChannelBlock >= 2 &&
-      kWinogradChannelBlock % base.channel_vector == 0) {
+  if (channel_blocks && channels / kWinogradChannelBlock >= 2) {
     SeedShape blocks = base;
     blocks.block = BlockShape::kChannels;
     blocks.block_channels = kWinogradChannelBlock;
