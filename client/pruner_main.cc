@@ -95,6 +95,15 @@ void PrintReport(const std::string& op, const std::string& device, const Schedul
     std::printf("  %.4f ms (%.1f GFLOP/s)", r.run_mean_s * 1e3, r.gflop / r.run_mean_s);
   }
   std::printf("\n");
+  for (size_t i = 0; i < r.timed_seeds.size(); ++i) {
+    const auto& [sentence, seconds] = r.timed_seeds[i];
+    if (seconds > 0) {
+      std::printf("    seed %zu: %.4f ms (%.1f GFLOP/s)  %s\n", i, seconds * 1e3, r.gflop / seconds,
+                  sentence.c_str());
+    } else {
+      std::printf("    seed %zu: failed  %s\n", i, sentence.c_str());
+    }
+  }
   for (const auto& [message, count] : r.failures) {
     std::printf("    %4d x %s\n", count, message.c_str());
   }
@@ -111,7 +120,7 @@ void PrintReport(const std::string& op, const std::string& device, const Schedul
 }
 
 bool AllRight(const ScheduleCheckReport& r, const ScheduleCheckOptions& options) {
-  return r.sampled > 0 && r.matched == r.sampled && (!options.run || r.run_matched == r.sampled);
+  return (r.sampled > 0 || options.seeds) && r.matched == r.sampled && (!options.run || r.run_matched == r.sampled);
 }
 
 // `pruner check`: one operator, or every task of a built-in network.
@@ -244,6 +253,9 @@ int main(int argc, char** argv) {
   check->add_option("--seed", check_options.seed, "random seed");
   check->add_flag("--show", check_options.show_example, "print one schedule and its program");
   check->add_option("--steps", check_options.steps, "check this schedule sentence instead of sampling");
+  check->add_flag("--seeds", check_options.seeds,
+                  "check the seed schedules the search measures first instead of sampling (with "
+                  "--run: time each)");
   check->add_flag("--run", check_options.run,
                   "also build and run each schedule on this CPU (sandboxed, reference-checked)");
   check->add_option("--threads", check_options.num_threads, "OpenMP threads of the kernels that run")

@@ -13,6 +13,7 @@
 #include "common/schedule/step.h"
 #include "common/sketch/annotate.h"
 #include "common/sketch/random.h"
+#include "common/sketch/seed_schedules.h"
 #include "common/sketch/sketch.h"
 
 namespace pruner {
@@ -35,6 +36,7 @@ absl::StatusOr<std::vector<State>> StatesToCheck(const std::shared_ptr<const Com
     PRUNER_ASSIGN_OR_RETURN(State state, State::Replay(dag, steps));
     return std::vector<State>{std::move(state)};
   }
+  if (options.seeds) return SeedSchedules(sketches, device);
   Rng rng(options.seed);
   return SampleInitPopulation(sketches, device, options.num_schedules, rng);
 }
@@ -47,9 +49,9 @@ void RunOnThisCpu(const std::shared_ptr<const ComputeDag>& dag, const DeviceProf
   std::vector<MeasureInput> inputs;
   for (const State* state : states) inputs.push_back({dag, state->steps(), device});
   MeasureOptions measure;
-  // One given sentence is also timed as tuning times it; sampled ones are
-  // only checked, one call each.
-  const bool timed = !options.steps.empty();
+  // One given sentence, or a seed, is also timed as tuning times it;
+  // sampled ones are only checked, one call each.
+  const bool timed = !options.steps.empty() || options.seeds;
   if (!timed) {
     measure.number = 1;
     measure.repeat = 1;
@@ -64,6 +66,7 @@ void RunOnThisCpu(const std::shared_ptr<const ComputeDag>& dag, const DeviceProf
   for (size_t i = 0; i < results.size(); ++i) {
     const MeasureResult& r = results[i];
     ++report->ran;
+    if (options.seeds) report->timed_seeds.emplace_back(states[i]->ToSentence(), r.ok() ? r.mean_s : 0);
     if (r.ok()) {
       ++report->run_matched;
       if (timed) report->run_mean_s = r.mean_s;
@@ -82,6 +85,9 @@ absl::StatusOr<ScheduleCheckReport> CheckSchedules(std::shared_ptr<const Compute
   if (options.run && device.kind != DeviceKind::kCpu) {
     return absl::InvalidArgumentError(
         absl::StrCat("--run builds and runs on this CPU; ", device.name, " is not a CPU profile"));
+  }
+  if (options.seeds && !options.steps.empty()) {
+    return absl::InvalidArgumentError("give --steps or --seeds, not both");
   }
   ScheduleCheckReport report;
   report.workload_key = dag->WorkloadKey();

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -26,6 +27,9 @@ struct ScheduleCheckOptions {
   bool show_example = false;  // print one sentence and its lowered program
   // Check this one sentence instead of sampling (num_schedules is ignored).
   std::string steps;
+  // Check the task's seed schedules (common/sketch/seed_schedules.h), the
+  // ones the search measures first, instead of sampling.
+  bool seeds = false;
   // Also build and run every schedule that lowered, on this machine's CPU
   // (the device must be the local CPU's profile).
   bool run = false;
@@ -57,6 +61,8 @@ struct ScheduleCheckReport {
   // With `run` and one given sentence: its mean time over the measurer's
   // repeats (warm, number/repeat as tuning measures), 0 if it failed.
   double run_mean_s = 0;
+  // With `run` and `seeds`: each seed's sentence and mean time (0: failed).
+  std::vector<std::pair<std::string, double>> timed_seeds;
   // Sentences that failed anywhere, each with why, the first few only.
   std::vector<std::string> failed_sentences;
   std::string example;  // sentence + program, when requested

@@ -20,7 +20,10 @@ struct RandomPolicyOptions {
   int min_batch = 128;             // draws per batch: max(n, min_batch)
   int max_fruitless_batches = 5;
   AnnotationOptions annotation;
-  SketchOptions sketch;
+  // Uniform draws only: the random baseline, and the datasets of random
+  // schedules drawn with it (dataset_collection.h), hold no hand-shaped
+  // seed schedules.
+  SketchOptions sketch{.seed_schedules = false};
 };
 
 class RandomSearchPolicy : public SketchSearchPolicy {

@@ -1,7 +1,8 @@
 // Hand-shaped complete schedules that the search measures before its own
 // picks and that an untuned build uses: the window reductions' banded
-// schedules (window_seeds.h) and the Winograd convolutions' block schedules
-// (winograd_seeds.h). Hints, measured like any candidate.
+// schedules (window_seeds.h), the Winograd convolutions' block schedules
+// (winograd_seeds.h) and the matrix products' register tiles
+// (matmul_seeds.h). Hints, measured like any candidate.
 #ifndef PRUNER_COMMON_SKETCH_SEED_SCHEDULES_H_
 #define PRUNER_COMMON_SKETCH_SEED_SCHEDULES_H_
 

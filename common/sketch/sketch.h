@@ -68,7 +68,8 @@ struct SketchOptions {
   std::vector<int> cpu_fusion_levels = {1, 2};
   std::vector<int> gpu_fusion_levels = {3};
   // The search measures seed_schedules.h's schedules (depthwise and
-  // Winograd convolutions) first: not Ansor's, off for its exact search.
+  // Winograd convolutions, matrix products) first: not Ansor's; off for
+  // the random policy (random_policy.h).
   bool seed_schedules = true;
 };
 

@@ -10,14 +10,6 @@
 namespace pruner {
 namespace {
 
-bool IsWindowReduction(const Op& op) {
-  if (op.reduce_axes.empty()) return false;
-  for (const Axis& axis : op.reduce_axes) {
-    if (axis.extent > kMaxWindowExtent) return false;
-  }
-  return true;
-}
-
 // What a sketch must have for the shape: the window stage tiled with its
 // consumer following at level 2, and a padding producer left at the root
 // (an element-wise compute stage; an input tensor has nothing to copy).
@@ -198,6 +190,14 @@ std::optional<State> BuildSeed(const Sketch& sketch, const WindowSketch& m,
 }
 
 }  // namespace
+
+bool IsWindowReduction(const Op& op) {
+  if (op.reduce_axes.empty()) return false;
+  for (const Axis& axis : op.reduce_axes) {
+    if (axis.extent > kMaxWindowExtent) return false;
+  }
+  return true;
+}
 
 std::vector<State> WindowReductionSeeds(const std::vector<Sketch>& sketches,
                                         const DeviceProfile& device) {

@@ -40,6 +40,10 @@ namespace pruner {
 // The longest reduce axis a window reduction has.
 inline constexpr int64_t kMaxWindowExtent = 7;
 
+// True for a reduction whose every reduce axis is at most kMaxWindowExtent
+// long: the window of a depthwise convolution or a pooling.
+bool IsWindowReduction(const Op& op);
+
 // Complete, replayable schedules of the shape above, one per row-band
 // height that divides the output rows, for each sketch of `sketches` that
 // has the shape's structure; empty for GPUs and for tasks without a window
