@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "common/ir/dtype.h"
 #include "common/sketch/annotate.h"
 #include "common/sketch/annotate_validity.h"
 #include "common/sketch/seed_tiles.h"
@@ -64,7 +65,7 @@ std::vector<int64_t> BandHeights(const Op& op, const MatmulTile& tile,
   const int64_t rows = op.axes[n - 3].extent;
   int64_t reduction = 1;
   for (const Axis& axis : op.reduce_axes) reduction *= axis.extent;
-  const int64_t row_bytes = op.axes[n - 2].extent * reduction * 4;
+  const int64_t row_bytes = op.axes[n - 2].extent * reduction * DTypeBytes(op.dtype);
   const int64_t l2 = device.l2_cache_bytes > 0 ? device.l2_cache_bytes : (int64_t{512} << 10);
   int64_t other_iterations = op.axes[n - 1].extent / tile.lanes;
   for (int i = 0; i < n - 3; ++i) other_iterations *= op.axes[i].extent;
