@@ -5,7 +5,7 @@
 
 #include "common/ir/dtype.h"
 #include "common/sketch/annotate.h"
-#include "common/sketch/annotate_validity.h"
+#include "common/sketch/seed_finish.h"
 #include "common/sketch/seed_tiles.h"
 #include "common/sketch/window_seeds.h"
 
@@ -89,26 +89,16 @@ std::vector<int64_t> BandHeights(const Op& op, const MatmulTile& tile,
 std::vector<Step> FillSplits(const Sketch& sketch, int product, const MatmulTile& tile) {
   const int num_axes = static_cast<int>(sketch.state.stage(product).op->axes.size());
   std::vector<Step> steps = sketch.steps;
-  int spatial = 0;
-  for (Step& step : steps) {
-    if (step.kind != StepKind::kSplit || step.stage != product || step.IsDefined()) continue;
-    const int64_t e = step.extent;
-    std::vector<int64_t> lengths(step.lengths.size(), 1);
-    if (lengths.size() == 1) {
-      lengths[0] = e;  // a reduce loop: whole inside the register tile
-    } else {
-      const int axis = spatial++;
-      if (axis == num_axes - 1) {
-        lengths[2] = tile.lanes;  // the vector; its blocks go parallel
-      } else if (axis == num_axes - 2) {
-        lengths[0] = e / tile.columns;  // all in one parallel iteration
-        lengths[2] = tile.columns;
-      } else if (axis == num_axes - 3) {
-        lengths[0] = tile.band;
-      }
+  FillOpenSplits(product, steps, [&](int axis, int64_t e, std::vector<int64_t>& lengths) {
+    if (axis == num_axes - 1) {
+      lengths[2] = tile.lanes;  // the vector; its blocks go parallel
+    } else if (axis == num_axes - 2) {
+      lengths[0] = e / tile.columns;  // all in one parallel iteration
+      lengths[2] = tile.columns;
+    } else if (axis == num_axes - 3) {
+      lengths[0] = tile.band;
     }
-    for (size_t k = 0; k < lengths.size(); ++k) step.lengths[k] = lengths[k];
-  }
+  });
   return steps;
 }
 
@@ -134,17 +124,8 @@ std::optional<State> BuildSeed(const Sketch& sketch, const MatmulSketch& m,
   }
   std::vector<int> vectorized = {m.product};
   if (m.consumer >= 0) vectorized.push_back(m.consumer);
-  for (const int s : vectorized) {
-    const int last = static_cast<int>(state.stage(s).iters.size()) - 1;
-    if (!state.Apply(AnnotationStep(s, last, IterAnnotation::kVectorize)).ok()) {
-      return std::nullopt;
-    }
-  }
-  // Replayed as every sampled schedule is: the device's limits checked, the
-  // state in the form the search de-duplicates by.
-  absl::StatusOr<State> valid = ReplayValidSchedule(sketch.dag, state.steps(), device, {});
-  if (!valid.ok()) return std::nullopt;
-  return *std::move(valid);
+  if (!VectorizeInnermostLoops(state, vectorized)) return std::nullopt;
+  return ReplaySeed(sketch.dag, state.steps(), device);
 }
 
 }  // namespace

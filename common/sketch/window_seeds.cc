@@ -4,7 +4,7 @@
 
 #include "common/sketch/access_analysis.h"
 #include "common/sketch/annotate.h"
-#include "common/sketch/annotate_validity.h"
+#include "common/sketch/seed_finish.h"
 #include "common/sketch/seed_tiles.h"
 
 namespace pruner {
@@ -76,23 +76,12 @@ int64_t ChannelBlock(int64_t channels, int64_t vector_tile) {
 // reduction inside the tile.
 void FillExpandSplits(const Sketch& sketch, int expand, int64_t vector_lanes,
                       std::vector<Step>& steps) {
-  const Op& op = *sketch.state.stage(expand).op;
-  const int num_axes = static_cast<int>(op.axes.size());
-  int spatial = 0;
-  for (Step& step : steps) {
-    if (step.kind != StepKind::kSplit || step.stage != expand || step.IsDefined()) continue;
-    const int64_t e = step.extent;
-    std::vector<int64_t> lengths(step.lengths.size(), 1);
-    if (lengths.size() == 1) {
-      lengths[0] = e;  // a reduce loop: whole inside the register tile
-    } else {
-      const int axis = spatial++;
-      if (axis == num_axes - 1) lengths.back() = VectorTile(e, vector_lanes);
-      // 8 (or 7) accumulators: enough independent FMAs to cover their latency.
-      if (axis == num_axes - 2) lengths.back() = FirstDivisor(e, {8, 7, 4, 2});
-    }
-    for (size_t k = 0; k < lengths.size(); ++k) step.lengths[k] = lengths[k];
-  }
+  const int num_axes = static_cast<int>(sketch.state.stage(expand).op->axes.size());
+  FillOpenSplits(expand, steps, [&](int axis, int64_t e, std::vector<int64_t>& lengths) {
+    if (axis == num_axes - 1) lengths.back() = VectorTile(e, vector_lanes);
+    // 8 (or 7) accumulators: enough independent FMAs to cover their latency.
+    if (axis == num_axes - 2) lengths.back() = FirstDivisor(e, {8, 7, 4, 2});
+  });
 }
 
 // The sketch's steps with every open length of the window stage chosen:
@@ -106,36 +95,26 @@ std::vector<Step> FillWindowSplits(const Sketch& sketch, const WindowSketch& m, 
   const int num_axes = static_cast<int>(op.axes.size());
   std::vector<Step> steps = sketch.steps;
   if (m.expand >= 0) FillExpandSplits(sketch, m.expand, vector_lanes, steps);
-  int spatial = 0;
-  for (Step& step : steps) {
-    if (step.kind != StepKind::kSplit || step.stage != m.window || step.IsDefined()) continue;
-    const int64_t e = step.extent;
-    std::vector<int64_t> lengths(step.lengths.size(), 1);
-    if (lengths.size() == 1) {
-      lengths[0] = e;  // a reduce loop: the whole window inside
-    } else {
-      const int axis = spatial++;
-      // lengths are the inner parts (level 1 first); level 0 is the rest.
-      // Columns and channels: all at level 1 (outside the parallel band)
-      // but the register tile's part at level 3. Rows: the band at level 1.
-      int64_t tile = 1;
-      if (axis == num_axes - 1) {
-        tile = VectorTile(e, vector_lanes);
-      } else if (axis == num_axes - 2) {
-        tile = FirstDivisor(e, {4, 7, 8, 2});
-      }
-      if (axis == num_axes - 1 && m.expand >= 0) {
-        lengths.front() = ChannelBlock(e, tile) / tile;
-        lengths.back() = tile;
-      } else if (axis >= num_axes - 2) {
-        lengths.front() = e / tile;
-        lengths.back() = tile;
-      } else if (axis == num_axes - 3) {
-        lengths.front() = band;
-      }
+  // The window itself goes whole inside the tile (its reduce loops).
+  // Columns and channels: all at level 1 (outside the parallel band) but
+  // the register tile's part at level 3. Rows: the band at level 1.
+  FillOpenSplits(m.window, steps, [&](int axis, int64_t e, std::vector<int64_t>& lengths) {
+    int64_t tile = 1;
+    if (axis == num_axes - 1) {
+      tile = VectorTile(e, vector_lanes);
+    } else if (axis == num_axes - 2) {
+      tile = FirstDivisor(e, {4, 7, 8, 2});
     }
-    for (size_t k = 0; k < lengths.size(); ++k) step.lengths[k] = lengths[k];
-  }
+    if (axis == num_axes - 1 && m.expand >= 0) {
+      lengths.front() = ChannelBlock(e, tile) / tile;
+      lengths.back() = tile;
+    } else if (axis >= num_axes - 2) {
+      lengths.front() = e / tile;
+      lengths.back() = tile;
+    } else if (axis == num_axes - 3) {
+      lengths.front() = band;
+    }
+  });
   return steps;
 }
 
@@ -176,17 +155,8 @@ std::optional<State> BuildSeed(const Sketch& sketch, const WindowSketch& m,
   if (!state.Apply(SplitStep(m.padding, pad_last, channels, {lanes})).ok()) return std::nullopt;
   std::vector<int> vectorized = {m.padding, m.window, m.consumer};
   if (m.expand >= 0) vectorized.push_back(m.expand);
-  for (const int s : vectorized) {
-    const int last = static_cast<int>(state.stage(s).iters.size()) - 1;
-    if (!state.Apply(AnnotationStep(s, last, IterAnnotation::kVectorize)).ok()) {
-      return std::nullopt;
-    }
-  }
-  // Replayed as every sampled schedule is: the device's limits checked, the
-  // state in the form the search de-duplicates by.
-  absl::StatusOr<State> valid = ReplayValidSchedule(sketch.dag, state.steps(), device, {});
-  if (!valid.ok()) return std::nullopt;
-  return *std::move(valid);
+  if (!VectorizeInnermostLoops(state, vectorized)) return std::nullopt;
+  return ReplaySeed(sketch.dag, state.steps(), device);
 }
 
 }  // namespace

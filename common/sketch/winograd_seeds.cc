@@ -5,7 +5,7 @@
 
 #include "common/ir/winograd.h"
 #include "common/sketch/annotate.h"
-#include "common/sketch/annotate_validity.h"
+#include "common/sketch/seed_finish.h"
 #include "common/sketch/seed_tiles.h"
 
 namespace pruner {
@@ -232,11 +232,7 @@ std::optional<State> BuildSeed(const Sketch& sketch, const WinogradStages& s,
   } else {
     AppendBlockTail(*sketch.dag, s, shape, &*steps);
   }
-  // Replayed as every sampled schedule is: the device's limits checked, the
-  // state in the form the search de-duplicates by.
-  absl::StatusOr<State> valid = ReplayValidSchedule(sketch.dag, *steps, device, {});
-  if (!valid.ok()) return std::nullopt;
-  return *std::move(valid);
+  return ReplaySeed(sketch.dag, *steps, device);
 }
 
 // The seed shapes for this convolution (see the header).

@@ -18,15 +18,6 @@
 namespace pruner::testing {
 namespace {
 
-std::vector<Sketch> SketchesOf(const std::string& spec, const DeviceProfile& device) {
-  auto dag = Build(spec);
-  EXPECT_NE(dag, nullptr);
-  if (dag == nullptr) return {};
-  auto sketches = GenerateSketches(dag, device);
-  EXPECT_TRUE(sketches.ok()) << sketches.status();
-  return sketches.ok() ? *std::move(sketches) : std::vector<Sketch>{};
-}
-
 std::vector<State> SeedsOf(const std::string& spec, const DeviceProfile& device) {
   return MatmulSeeds(SketchesOf(spec, device), device);
 }
@@ -39,12 +30,6 @@ DeviceProfile TwoCoreAvx512Cpu() {
   cpu.vector_isa = "avx512f";
   cpu.l2_cache_bytes = int64_t{1} << 20;
   return cpu;
-}
-
-int CountOf(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 // Stages of a 1x1 NHWC convolution with bias and ReLU: 0 X, 1 W, 2 bias,

@@ -1,6 +1,6 @@
-// The check every seed-schedule test makes: each schedule lowers for the
-// device and, run by the interpreter on random inputs, computes what the
-// reference executor does.
+// What every seed-schedule test shares: the sketches of an operator, and
+// the check that each schedule lowers for the device and, run by the
+// interpreter on random inputs, computes what the reference executor does.
 #ifndef PRUNER_TESTS_SKETCH_SEED_CHECK_H_
 #define PRUNER_TESTS_SKETCH_SEED_CHECK_H_
 
@@ -12,10 +12,27 @@
 #include "common/lower/interpreter.h"
 #include "common/lower/lower.h"
 #include "common/schedule/state.h"
+#include "common/sketch/sketch.h"
 #include "gtest/gtest.h"
 #include "tests/sketch/test_support.h"
 
 namespace pruner::testing {
+
+inline std::vector<Sketch> SketchesOf(const std::string& spec, const DeviceProfile& device) {
+  auto dag = Build(spec);
+  EXPECT_NE(dag, nullptr);
+  if (dag == nullptr) return {};
+  auto sketches = GenerateSketches(dag, device);
+  EXPECT_TRUE(sketches.ok()) << sketches.status();
+  return sketches.ok() ? *std::move(sketches) : std::vector<Sketch>{};
+}
+
+// How often `what` occurs in `text` (a step in a sentence).
+inline int CountOf(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
 
 inline void ExpectSeedsCompute(const std::string& spec, const std::vector<State>& seeds,
                                const DeviceProfile& device) {

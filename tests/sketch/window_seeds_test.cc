@@ -17,13 +17,7 @@ namespace pruner::testing {
 namespace {
 
 std::vector<State> SeedsOf(const std::string& spec, const DeviceProfile& device) {
-  auto dag = Build(spec);
-  EXPECT_NE(dag, nullptr);
-  if (dag == nullptr) return {};
-  auto sketches = GenerateSketches(dag, device);
-  EXPECT_TRUE(sketches.ok()) << sketches.status();
-  if (!sketches.ok()) return {};
-  return WindowReductionSeeds(*sketches, device);
+  return WindowReductionSeeds(SketchesOf(spec, device), device);
 }
 
 TEST(WindowSeeds, DepthwiseConvolutionsGetBandedRegisterTiledSchedules) {

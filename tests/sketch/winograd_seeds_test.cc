@@ -17,15 +17,6 @@
 namespace pruner::testing {
 namespace {
 
-std::vector<Sketch> SketchesOf(const std::string& spec, const DeviceProfile& device) {
-  auto dag = Build(spec);
-  EXPECT_NE(dag, nullptr);
-  if (dag == nullptr) return {};
-  auto sketches = GenerateSketches(dag, device);
-  EXPECT_TRUE(sketches.ok()) << sketches.status();
-  return sketches.ok() ? *std::move(sketches) : std::vector<Sketch>{};
-}
-
 std::vector<State> SeedsOf(const std::string& spec, const DeviceProfile& device) {
   return WinogradSeeds(SketchesOf(spec, device), device);
 }
@@ -36,12 +27,6 @@ DeviceProfile Avx512Cpu() {
   cpu.vector_unit_bytes = 64;
   cpu.vector_isa = "avx512f";
   return cpu;
-}
-
-int CountOf(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 // Stages of conv2d_winograd with bias and activation: 0 X, 1 U, 2 bias,
