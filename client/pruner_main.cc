@@ -301,6 +301,10 @@ int main(int argc, char** argv) {
                    "ansor-mtl-tlp: device whose records train the second head");
   tune->add_option("--scheduler", topt.scheduler, "gradient or round-robin");
   tune->add_option("--early-stopping", topt.early_stopping, "trials without improvement (0: off)");
+  bool no_seeds = false;
+  tune->add_flag("--no-seeds", no_seeds,
+                 "do not measure the hand-shaped seed schedules first (the strategy's own "
+                 "search only)");
   bool no_verify_bests = false;
   tune->add_flag("--no-verify-bests", no_verify_bests,
                  "do not measure new bests a second time (faster; a lucky timing can become a "
@@ -493,6 +497,7 @@ int main(int argc, char** argv) {
   }
   if (*tune) {
     topt.verify_bests = !no_verify_bests;
+    topt.seed_schedules = !no_seeds;
     return pruner::RunTune(tune_command);
   }
   if (*tasks) return pruner::RunTasks(tasks_network, tasks_model, tasks_shapes, tasks_layout);

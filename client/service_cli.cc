@@ -78,6 +78,9 @@ void AddSubmitFlags(CLI::App* submit, SubmitFlags* f) {
   AddOptional(submit, "--early-stopping", &f->early_stopping,
               "trials without improvement (0: off)")
       ->check(CLI::NonNegativeNumber);
+  submit->add_flag("--no-seeds", f->no_seeds,
+                   "do not measure the hand-shaped seed schedules first (the strategy's own "
+                   "search only)");
   submit->add_flag("--no-verify-bests", f->no_verify_bests,
                    "do not measure new bests a second time on another worker (faster, but one "
                    "lying or lucky measurement can become a best)");

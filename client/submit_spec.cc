@@ -71,6 +71,7 @@ absl::StatusOr<v1::JobSpec> BuildJobSpec(const SubmitFlags& flags, std::string_v
   Override(flags.seed, [&](uint64_t v) { spec.set_seed(v); });
   Override(flags.early_stopping, [&](int64_t v) { spec.set_early_stopping(v); });
   if (flags.no_verify_bests) spec.set_verify_bests(false);
+  if (flags.no_seeds) spec.set_seed_schedules(false);
   Override(flags.verify_tolerance, [&](double v) { spec.set_verify_tolerance(v); });
   v1::MeasureOptions& measure = *spec.mutable_measure();
   Override(flags.number, [&](int32_t v) { measure.set_number(v); });

@@ -33,6 +33,7 @@ struct SubmitFlags {
   std::optional<uint64_t> seed;
   std::optional<int64_t> early_stopping;
   bool no_verify_bests = false;  // turns off the second measurement of bests
+  bool no_seeds = false;         // turns off the seed schedules
   std::optional<double> verify_tolerance;
   // MeasureOptions; unset here and in the file means the server's default.
   std::optional<int32_t> number;

@@ -23,6 +23,7 @@ void FillSpec(const StoredJob& job, v1::JobInfo* info) {
     spec->set_overlap_search(options->overlap_search);
     spec->set_pretrained_device(options->pretrained_device);
     spec->set_verify_bests(options->verify_bests);
+    spec->set_seed_schedules(options->seed_schedules);
     spec->set_verify_tolerance(options->verify_tolerance);
     *spec->mutable_measure() = MeasureOptionsToWire(options->measure);
   }

@@ -83,6 +83,7 @@ absl::StatusOr<CheckedJob> CheckJobSpec(const v1::JobSpec& spec, const JobLimits
   o.overlap_search = spec.has_overlap_search() ? spec.overlap_search() : true;
   o.pretrained_device = spec.pretrained_device();
   if (spec.has_verify_bests()) o.verify_bests = spec.verify_bests();
+  if (spec.has_seed_schedules()) o.seed_schedules = spec.seed_schedules();
   if (spec.verify_tolerance() != 0) o.verify_tolerance = spec.verify_tolerance();
   // What the spec leaves unset keeps the tuning defaults.
   auto measure = MeasureOptionsFromWire(spec.measure(), o.measure);

@@ -101,7 +101,8 @@ void Usage(const char* argv0) {
       "          [--strategies ansor-xgb,pruner,moa-pruner[,lse-xgb,autotvm,ansor-tlp]]\n"
       "          [--source-trials N] [--source-db FILE --source-device KEY]\n"
       "          [--source-strategy random|ansor-xgb] [--population N] [--threads N]\n"
-      "          [--remeasure-rounds N] [--remeasure-per-run N] [--quiet] [--quick]\n"
+      "          [--remeasure-rounds N] [--remeasure-per-run N] [--seed-schedules] [--quiet]\n"
+      "          [--quick]\n"
       "          [--state-dir DIR] [--list NETWORK]\n"
       "LIST: operator specs and NETWORK/I subgraph tasks, comma-separated\n"
       "      (e.g. dense:M=512,K=512,N=512,bert-tiny/1); --list bert-tiny shows the tasks.\n",
@@ -133,6 +134,7 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
     else if (a == "--remeasure-rounds") opt->remeasure_rounds = std::max(1, std::atoi(next().c_str()));
     else if (a == "--remeasure-per-run") opt->remeasure_per_run = std::max(1, std::atoi(next().c_str()));
     else if (a == "--quiet") opt->verbose = false;
+    else if (a == "--seed-schedules") opt->run.seed_schedules = true;
     else if (a == "--state-dir") opt->state_dir = next();
     else if (a == "--quick") quick = true;
     else if (a == "--list") {
@@ -180,6 +182,7 @@ std::string SettingsFingerprint(const Options& opt) {
   return absl::StrCat("{\"workloads\": \"", opt.workloads, "\", \"trials\": ", opt.run.trials,
                       ", \"per_round\": ", opt.run.per_round, ", \"population\": ",
                       opt.run.population, ", \"threads\": ", opt.run.threads,
+                      ", \"seed_schedules\": ", opt.run.seed_schedules ? "true" : "false",
                       ", \"source_trials\": ", opt.source_trials, ", \"source_strategy\": \"",
                       opt.source_strategy, "\", \"source_db\": \"", opt.source_db,
                       "\", \"source_device\": \"", opt.source_device, "\"}\n");

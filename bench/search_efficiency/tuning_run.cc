@@ -51,6 +51,7 @@ TuningOptions MakeRunOptions(const RunSettings& settings, const std::string& str
   o.measures_per_round = settings.per_round;
   o.population = settings.population;
   o.pretrained_device = pretrained_device;
+  o.seed_schedules = settings.seed_schedules;
   // As bench_tune: one warm-up call, then 3 repeats of at least 20 ms. The
   // winners are re-measured at length afterwards; this only has to rank.
   o.measure.number = 1;

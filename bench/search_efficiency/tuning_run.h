@@ -36,6 +36,9 @@ struct RunSettings {
   int per_round = 16;
   int population = 2048;
   int threads = 1;  // OpenMP threads of the measured kernels
+  // Off by default: the strategies are compared on their own search; the
+  // hand-shaped seed schedules would hand each the same head start.
+  bool seed_schedules = false;
 };
 TuningOptions MakeRunOptions(const RunSettings& settings, const std::string& strategy,
                              uint64_t seed, const std::string& pretrained_device);

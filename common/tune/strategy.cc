@@ -166,6 +166,7 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOpt
     DraftVerifyOptions dv;
     dv.population = options.population;
     dv.eps_greedy = options.eps_greedy;
+    dv.sketch.seed_schedules = options.seed_schedules;
     if (options.num_iters >= 0) dv.verify_num_iters = options.num_iters;
     PRUNER_RETURN_IF_ERROR(dv.Validate());
     SymbolAnalyzerModelOptions psa;
@@ -179,6 +180,7 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOpt
     // the job's eps-greedy share applies, its population does not.
     AnnealingPolicyOptions sa;
     sa.eps_greedy = options.eps_greedy;
+    sa.sketch.seed_schedules = options.seed_schedules;
     PRUNER_RETURN_IF_ERROR(sa.Validate());
     return std::unique_ptr<SearchPolicy>(
         std::make_unique<AnnealingSearchPolicy>(task, model, sa, seed));
@@ -187,6 +189,7 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOpt
   evo.population = options.population;
   evo.num_iters = options.num_iters >= 0 ? options.num_iters : strategy.DefaultGenerations();
   evo.eps_greedy = options.eps_greedy;
+  evo.sketch.seed_schedules = options.seed_schedules;
   PRUNER_RETURN_IF_ERROR(evo.Validate());
   return std::unique_ptr<SearchPolicy>(
       std::make_unique<EvolutionarySearchPolicy>(task, model, evo, seed));

@@ -95,6 +95,7 @@ std::string TuningOptionsToJson(const TuningOptions& o) {
       {"population", o.population},
       {"num_iters", o.num_iters},
       {"eps_greedy", o.eps_greedy},
+      {"seed_schedules", o.seed_schedules},
       {"num_warmup_samples", o.num_warmup_samples},
       {"overlap_search", o.overlap_search},
       {"pretrained_device", o.pretrained_device},
@@ -126,7 +127,8 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
   static const char* kKeys[] = {"name", "strategy", "scheduler", "trial_budget",
                                 "measures_per_round", "early_stopping",
                                 "per_task_early_stopping", "seed", "population", "num_iters",
-                                "eps_greedy", "num_warmup_samples", "overlap_search",
+                                "eps_greedy", "seed_schedules", "num_warmup_samples",
+                                "overlap_search",
                                 "pretrained_device", "verify_bests", "verify_tolerance",
                                 "measure"};
   for (const auto& [key, value] : j.items()) {
@@ -142,7 +144,7 @@ absl::StatusOr<TuningOptions> TuningOptionsFromJson(const std::string& text) {
         Read(j, "early_stopping", &o.early_stopping),
         Read(j, "per_task_early_stopping", &o.per_task_early_stopping), Read(j, "seed", &o.seed),
         Read(j, "population", &o.population), Read(j, "num_iters", &o.num_iters),
-        Read(j, "eps_greedy", &o.eps_greedy),
+        Read(j, "eps_greedy", &o.eps_greedy), Read(j, "seed_schedules", &o.seed_schedules),
         Read(j, "num_warmup_samples", &o.num_warmup_samples),
         Read(j, "overlap_search", &o.overlap_search),
         Read(j, "pretrained_device", &o.pretrained_device),

@@ -51,6 +51,12 @@ struct TuningOptions {
   int num_iters = -1;
   double eps_greedy = 0.05;
 
+  // Measure each task's hand-shaped seed schedules (seed_schedules.h:
+  // window reductions, Winograd convolutions, matrix products) before the
+  // strategy's own picks. Off to compare search strategies on their own
+  // (bench_search_efficiency); the random strategy never uses them.
+  bool seed_schedules = true;
+
   // Learned models predict random scores until they have seen this many
   // records (0: n_tasks * measures_per_round, as Ansor's task scheduler sets).
   int num_warmup_samples = 0;

@@ -57,6 +57,20 @@ TEST(BuildJobSpecTest, VerifiedBestsAreOnUnlessTurnedOff) {
   EXPECT_EQ(spec->verify_tolerance(), 0.5);
 }
 
+TEST(BuildJobSpecTest, SeedSchedulesAreOnUnlessTurnedOff) {
+  SubmitFlags flags;
+  flags.network = "resnet-50";
+  flags.target = "cpu";
+  auto spec = BuildJobSpec(flags, "");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_FALSE(spec->has_seed_schedules());  // the server's default: on
+  flags.no_seeds = true;
+  spec = BuildJobSpec(flags, "");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_TRUE(spec->has_seed_schedules());
+  EXPECT_FALSE(spec->seed_schedules());
+}
+
 TEST(BuildJobSpecTest, FlagsOverrideTheFileFieldByField) {
   SubmitFlags flags;
   flags.trials = 300;

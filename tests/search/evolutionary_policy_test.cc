@@ -6,6 +6,8 @@
 #include <set>
 
 #include "common/search/random_policy.h"
+#include "common/search/task_sketches.h"
+#include "common/sketch/seed_schedules.h"
 #include "gtest/gtest.h"
 #include "tests/search/search_test_support.h"
 #include "tests/search/test_models.h"
@@ -59,6 +61,40 @@ TEST(EvolutionaryOptionsTest, DefaultsAreAnsorsAndPrunersAreExpressible) {
   EXPECT_FALSE(bad.Validate().ok());
   EXPECT_EQ(EvolutionarySearchPolicy(task, nullptr, a, 1).Propose(4).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// The seed schedules (seed_schedules.h) of a task, as the policies see them.
+std::set<std::string> SeedStrs(const SearchTask& task) {
+  auto sketches = TaskSketches(task, SketchOptions{});
+  EXPECT_TRUE(sketches.ok()) << sketches.status();
+  return sketches.ok() ? Strs(SeedSchedules(*sketches, task.device)) : std::set<std::string>{};
+}
+
+TEST(EvolutionaryPolicyTest, SeedSchedulesComeFirstUnlessTurnedOff) {
+  const SearchTask task = MakeTask("dense:M=64,K=64,N=64", "cpu");
+  const std::set<std::string> seeds = SeedStrs(task);
+  ASSERT_FALSE(seeds.empty()) << "a dense layer has matrix-product seeds";
+  OracleModel oracle(task.device);
+  for (const bool on : {true, false}) {
+    EvolutionaryOptions o = SmallOptions();
+    o.sketch.seed_schedules = on;
+    EvolutionarySearchPolicy policy(task, &oracle, o, 5);
+    auto states = policy.Propose(16);
+    ASSERT_TRUE(states.ok()) << states.status();
+    ASSERT_EQ(states->size(), 16u);
+    int proposed_seeds = 0;
+    for (size_t i = 0; i < states->size(); ++i) {
+      const bool is_seed = seeds.count((*states)[i].ToStr()) > 0;
+      proposed_seeds += is_seed;
+      if (on && i < seeds.size()) EXPECT_TRUE(is_seed) << i;
+    }
+    EXPECT_EQ(proposed_seeds, on ? static_cast<int>(seeds.size()) : 0) << on;
+  }
+  // The random policy is the random baseline: never a seed.
+  RandomSearchPolicy random(task, 5);
+  auto drawn = random.Propose(64);
+  ASSERT_TRUE(drawn.ok());
+  for (const State& s : *drawn) EXPECT_EQ(seeds.count(s.ToStr()), 0u) << s.ToSentence();
 }
 
 TEST(EvolutionaryPolicyTest, NeverProposesARecordedOrProposedState) {

@@ -366,9 +366,15 @@ TEST(TuningOptionsTest, RoundTripsThroughJson) {
   o.seed = 99;
   o.measure.flush_cache = true;
   o.measure.hopeless_factor = 25;
+  o.seed_schedules = false;
   auto back = TuningOptionsFromJson(TuningOptionsToJson(o));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(TuningOptionsToJson(*back), TuningOptionsToJson(o));
+  EXPECT_FALSE(back->seed_schedules);
+  // A job stored before the key existed keeps the default: seeds on.
+  auto old = TuningOptionsFromJson("{\"strategy\": \"ansor-xgb\"}");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_TRUE(old->seed_schedules);
   EXPECT_EQ(back->trial_budget, 777);
   EXPECT_EQ(back->scheduler, "round-robin");
   EXPECT_TRUE(back->measure.flush_cache);
