@@ -66,10 +66,12 @@ void RunOnThisCpu(const std::shared_ptr<const ComputeDag>& dag, const DeviceProf
   for (size_t i = 0; i < results.size(); ++i) {
     const MeasureResult& r = results[i];
     ++report->ran;
-    if (options.seeds) report->timed_seeds.emplace_back(states[i]->ToSentence(), r.ok() ? r.mean_s : 0);
+    if (options.seeds) {
+      report->timed_seeds.emplace_back(states[i]->ToSentence(), r.ok() ? r.mean_s : 0);
+    }
     if (r.ok()) {
       ++report->run_matched;
-      if (timed) report->run_mean_s = r.mean_s;
+      if (!options.steps.empty()) report->run_mean_s = r.mean_s;  // the one sentence
       continue;
     }
     ++report->run_failures[absl::StrCat(std::string(MeasureErrorName(r.error)), " [", r.phase, "]")];

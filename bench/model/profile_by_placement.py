@@ -84,6 +84,7 @@ def main():
         label, path = spec.split("=", 1)
         models[label] = Model(path, args.threads, keep)
     labels = list(models)
+    placed = {"shared-l3": 0, "separate-l3": 0}  # rounds both probes agreed on
     for r in range(args.rounds):
         before = probe(args.probe)
         got = {k: models[k].visit(inp, args.visit) for k in (labels if r % 2 == 0 else labels[::-1])}
@@ -92,6 +93,7 @@ def main():
         print(f"round {r}: {before}/{after} " +
               " ".join(f"{k} {np.median(got[k][1]) * 1e3:.2f} ms" for k in labels), flush=True)
         if where:
+            placed[where] += 1
             for k in labels:
                 models[k].steps[where] += got[k][0]
                 models[k].calls[where] += got[k][1]
@@ -106,6 +108,14 @@ def main():
         for i, name in enumerate(models[labels[0]].names):
             if max(med[k][i] for k in labels) > 0.05:
                 print("  " + "  ".join(f"{med[k][i]:8.3f}" for k in labels) + "   " + name[:80])
+    # Whole-call medians per placement (0: no round with it).
+    keys = [f"rounds={args.rounds}"]
+    for where, tag in (("shared-l3", "shared"), ("separate-l3", "separate")):
+        keys.append(f"{tag}_rounds={placed[where]}")
+        for k in labels:
+            c = models[k].calls[where]
+            keys.append(f"{k}_{tag}_ms={np.median(c) * 1e3 if c else 0:.3f}")
+    print("RESULT profile_by_placement " + " ".join(keys))
 
 
 if __name__ == "__main__":
