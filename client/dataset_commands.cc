@@ -70,6 +70,46 @@ int RunDatasetCollect(const DatasetCollectCommand& c) {
   return 0;
 }
 
+int RunDatasetRemeasure(const DatasetRemeasureCommand& c) {
+  auto device = GetDeviceProfile(c.device);
+  if (!device.ok()) return FailCommand(device.status());
+  if (device->IsGpu()) {
+    return FailCommand(absl::InvalidArgumentError(
+        absl::StrCat("device ", device->name, ": records are re-measured on the local CPU only")));
+  }
+  auto store = RecordsStore::Open(c.db);
+  if (!store.ok()) return FailCommand(store.status());
+  const DeviceProfile local = WithStableCpuKey(*device);
+  const std::atomic<bool>* stop = StopOnSignals();
+  std::printf("re-measuring %s's records measured with more than %.2g busy cores, in %s\n",
+              local.name.c_str(), c.options.busy_threshold, c.db.c_str());
+  std::fflush(stdout);
+  const auto start = std::chrono::steady_clock::now();
+  auto on_workload = [&](const DatasetRemeasureWorkload& w) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("  %-44s %3d busy of %3d: %3d of %3d measured again, %3d quiet  %.0f s\n",
+                w.name.substr(0, 44).c_str(), w.busy, w.busy + w.quiet_before, w.measured,
+                w.schedules, w.quiet, s);
+    std::fflush(stdout);
+  };
+  auto report = RemeasureBusyRecords(store->get(), &MakeLocalMeasurer, local, c.options,
+                                     on_workload, stop);
+  if (!report.ok()) return FailCommand(report.status());
+  std::printf("%d workloads with %lld busy schedules: %lld of their %lld schedules measured "
+              "again, %lld of them quiet",
+              report->workloads, static_cast<long long>(report->busy),
+              static_cast<long long>(report->measured), static_cast<long long>(report->schedules),
+              static_cast<long long>(report->quiet));
+  if (report->unfinished_jobs > 0) {
+    std::printf("; %lld unfinished dataset jobs left alone (finish them with `pruner dataset "
+                "collect`)", static_cast<long long>(report->unfinished_jobs));
+  }
+  std::printf("\n");
+  if (report->stopped) std::printf("stopped: run the same command again to continue\n");
+  return 0;
+}
+
 int RunDatasetStats(const std::string& db, const std::string& device_key, double busy_threshold) {
   auto store = RecordsStore::Open(db);
   if (!store.ok()) return FailCommand(store.status());
@@ -78,17 +118,20 @@ int RunDatasetStats(const std::string& db, const std::string& device_key, double
   for (const DatasetDeviceStats& s : *stats) {
     std::printf("%s\n", s.device_key.c_str());
     std::printf("  networks   %d (%d done)\n", s.networks, s.networks_done);
-    std::printf("  records    %lld of %lld planned: %lld ok", static_cast<long long>(s.trials),
+    std::printf("  schedules  %lld of %lld planned: %lld ok", static_cast<long long>(s.trials),
                 static_cast<long long>(s.trial_budget), static_cast<long long>(s.ok_records));
     for (const auto& [error, n] : s.errors) std::printf(", %lld %s", static_cast<long long>(n), error.c_str());
+    if (s.remeasured > 0) {
+      std::printf("; %lld re-measurements", static_cast<long long>(s.remeasured));
+    }
     std::printf("\n  workloads  %d with an ok record\n", s.workloads);
-    std::printf("  host       %lld ok records quiet (< %.2g busy cores), %lld busy, %lld not sampled\n",
+    std::printf("  host       %lld ok schedules quiet (< %.2g busy cores), %lld busy, %lld not sampled\n",
                 static_cast<long long>(s.quiet_records), busy_threshold,
                 static_cast<long long>(s.busy_records),
                 static_cast<long long>(s.unsampled_records));
-    std::printf("  %-14s %9s %10s\n", "family", "workloads", "ok records");
+    std::printf("  %-14s %9s %12s\n", "family", "workloads", "ok schedules");
     for (const auto& [family, f] : s.families) {
-      std::printf("  %-14s %9d %10lld\n", family.c_str(), f.workloads,
+      std::printf("  %-14s %9d %12lld\n", family.c_str(), f.workloads,
                   static_cast<long long>(f.ok_records));
     }
   }

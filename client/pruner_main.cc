@@ -433,7 +433,7 @@ int main(int argc, char** argv) {
   std::string dataset_dir;
   double busy_threshold = 0.5;
   auto* dataset = app.add_subcommand(
-      "dataset", "a dataset of measured random schedules: collect, stats, export, import");
+      "dataset", "a dataset of measured random schedules: collect, remeasure, stats, export, import");
   dataset->require_subcommand(1);
   auto* dataset_collect = dataset->add_subcommand(
       "collect", "measure random schedules of many networks' tasks on the local CPU (resumable)");
@@ -459,6 +459,21 @@ int main(int argc, char** argv) {
                               "collect over the farm instead: submit the jobs to the server for "
                               "this device key (`pruner workers`)");
   pruner::AddServiceFlags(dataset_collect, &collect_service);
+  pruner::DatasetRemeasureCommand remeasure_command;
+  auto* dataset_remeasure = dataset->add_subcommand(
+      "remeasure", "measure again, on this quiet CPU, each workload with a schedule measured "
+                   "only while other work kept the host busy (resumable)");
+  dataset_remeasure->add_option("--db", remeasure_command.db, "records database");
+  dataset_remeasure->add_option("--device", remeasure_command.device,
+                                "device profile (the local CPU, the records' machine)");
+  dataset_remeasure->add_option("--busy-threshold", remeasure_command.options.busy_threshold,
+                                "records with more busy cores than this count as busy")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 4096.0));
+  dataset_remeasure->add_option("--batch", remeasure_command.options.batch,
+                                "schedules per measurement call")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   auto* dataset_stats = dataset->add_subcommand("stats", "what a dataset holds, per device");
   dataset_stats->add_option("--device", records_device, "only this device key");
   dataset_stats->add_option("--busy-threshold", busy_threshold,
@@ -517,6 +532,7 @@ int main(int argc, char** argv) {
         collect_target, copt, {std::cout, std::cerr});
   }
   if (*dataset_collect) return pruner::RunDatasetCollect(collect_command);
+  if (*dataset_remeasure) return pruner::RunDatasetRemeasure(remeasure_command);
   if (*dataset_stats) return pruner::RunDatasetStats(db, records_device, busy_threshold);
   if (*dataset_export) return pruner::RunDatasetExport(db, dataset_dir, records_device);
   if (*dataset_import) return pruner::RunDatasetImport(db, dataset_dir);

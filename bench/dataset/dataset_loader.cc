@@ -156,8 +156,8 @@ absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuer
         w.schedules.push_back({r.steps, r.result.mean_s, 1});
         continue;
       }
-      DatasetSchedule& seen = w.schedules[it->second];  // running mean
-      seen.latency_s += (r.result.mean_s - seen.latency_s) / (seen.measurements + 1);
+      DatasetSchedule& seen = w.schedules[it->second];  // records come in id order
+      seen.latency_s = r.result.mean_s;
       ++seen.measurements;
       ++data.merged_repeats;
     }

@@ -17,8 +17,11 @@
 //   device.
 // - Only ok records (MeasureResult::ok(), mean_s > 0) measured on a quiet
 //   host (max_host_busy_cores). A schedule measured
-//   more than once (the same step sentence) is one schedule at the mean of
-//   its measurements.
+//   more than once (the same step sentence) is one schedule at its latest
+//   measurement: a later one is a re-measurement of its whole workload with
+//   a newer code generator (common/tune/dataset_remeasure.h), and mixing
+//   builds within a workload would rank one build's kernels against
+//   another's.
 // How the kernels ran: the jobs' kernel thread count, which the analyzer
 // needs to model the machine the latencies come from (lse_evaluation.h).
 #ifndef PRUNER_BENCH_DATASET_DATASET_LOADER_H_
@@ -38,7 +41,7 @@ namespace pruner::dataset {
 
 struct DatasetSchedule {
   std::string steps;     // the stored sentence
-  double latency_s = 0;  // mean_s, averaged over repeated measurements
+  double latency_s = 0;  // mean_s of the latest quiet ok record
   int measurements = 1;  // records merged into this schedule
 };
 

@@ -1,6 +1,8 @@
 #include "common/tune/dataset_stats.h"
 
+#include <map>
 #include <set>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -40,22 +42,35 @@ absl::StatusOr<std::vector<DatasetDeviceStats>> ComputeDatasetStats(const Record
     s.networks_done += job.status == JobStatus::kDone;
     s.trial_budget += job.trial_budget;
     PRUNER_ASSIGN_OR_RETURN(std::vector<StoredRecord> records, store.JobRecords(job.id));
-    s.trials += static_cast<int64_t>(records.size());
-    for (const StoredRecord& r : records) {
-      if (!r.result.ok()) {
-        ++s.errors[std::string(MeasureErrorName(r.result.error))];
+    // A schedule measured again (`pruner dataset remeasure`) counts once:
+    // ok when any of its records is, quiet when any ok one is.
+    std::map<std::pair<std::string, std::string>, std::vector<const StoredRecord*>> schedules;
+    for (const StoredRecord& r : records) schedules[{r.workload_key, r.steps}].push_back(&r);
+    s.trials += static_cast<int64_t>(schedules.size());
+    s.remeasured += static_cast<int64_t>(records.size() - schedules.size());
+    for (const auto& [key, measurements] : schedules) {
+      const StoredRecord* ok = nullptr;
+      double least_busy = 0;
+      for (const StoredRecord* r : measurements) {
+        if (!r->result.ok()) continue;
+        const double busy = r->result.host_busy_cores;
+        if (ok == nullptr || (busy >= 0 && (least_busy < 0 || busy < least_busy))) least_busy = busy;
+        if (ok == nullptr) ok = r;
+      }
+      if (ok == nullptr) {
+        ++s.errors[std::string(MeasureErrorName(measurements.front()->result.error))];
         continue;
       }
       ++s.ok_records;
-      const double busy = r.result.host_busy_cores;
-      (busy < 0 ? s.unsampled_records : busy < busy_threshold ? s.quiet_records : s.busy_records)++;
+      (least_busy < 0 ? s.unsampled_records
+                      : least_busy < busy_threshold ? s.quiet_records : s.busy_records)++;
       const std::string family =
-          r.task_index >= 0 && r.task_index < static_cast<int>(job.tasks.size())
-              ? OperatorFamily(job.tasks[r.task_index].name)
+          ok->task_index >= 0 && ok->task_index < static_cast<int>(job.tasks.size())
+              ? OperatorFamily(job.tasks[ok->task_index].name)
               : "other";
       ++s.families[family].ok_records;
-      ok_workloads[job.device_key].insert(r.workload_key);
-      family_workloads[job.device_key][family].insert(r.workload_key);
+      ok_workloads[job.device_key].insert(ok->workload_key);
+      family_workloads[job.device_key][family].insert(ok->workload_key);
     }
   }
   if (by_device.empty()) {

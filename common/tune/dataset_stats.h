@@ -28,13 +28,17 @@ struct DatasetDeviceStats {
   std::string device_key;
   int networks = 0;    // dataset jobs
   int networks_done = 0;
-  int64_t trials = 0;  // records the jobs measured
+  // Counted per schedule: a schedule measured again (dataset_remeasure.h)
+  // is one trial, ok when any of its records is, quiet when any ok one is.
+  int64_t trials = 0;  // schedules the jobs measured
   int64_t trial_budget = 0;
-  int64_t ok_records = 0;
-  std::map<std::string, int64_t> errors;  // MeasureErrorName -> records
+  int64_t remeasured = 0;  // records beyond a schedule's first
+  int64_t ok_records = 0;  // ok schedules
+  std::map<std::string, int64_t> errors;  // MeasureErrorName -> schedules never ok
   int workloads = 0;                      // distinct, with at least one ok record
   std::map<std::string, DatasetFamilyStats> families;
-  // Ok records by the host's other work while they ran (host_load.h).
+  // Ok schedules by the host's other work while their least busy ok record
+  // ran (host_load.h).
   int64_t quiet_records = 0;      // host_busy_cores < busy_threshold
   int64_t busy_records = 0;       // >= busy_threshold
   int64_t unsampled_records = 0;  // not sampled (older records)

@@ -90,7 +90,7 @@ class DatasetLoaderTest : public ::testing::Test {
     std::vector<StoredRecord> records = {
         Record(w1_, c, 0, 1e-3, job_a_, 0),
         Record(w1_, c, 1, 4e-3, job_a_, 0),
-        Record(w1_, c, 0, 3e-3, job_a_, 0),   // schedule 0 again: merged, mean 2e-3
+        Record(w1_, c, 0, 3e-3, job_a_, 0),   // schedule 0 again: its latest time counts
         Record(w1_, c, 2, -1, job_a_, 0),     // failed
         Record(w2_, c, 0, 5e-3, job_a_, 1),
         Record(w2_, c, 1, 6e-3, job_a_, 1),
@@ -147,7 +147,7 @@ TEST_F(DatasetLoaderTest, AllJobsOnTheDevice) {
   EXPECT_EQ(w1->weight, 3);
   ASSERT_EQ(w1->schedules.size(), 2u);
   EXPECT_EQ(w1->schedules[0].steps, w1_.sentences[0]);
-  EXPECT_DOUBLE_EQ(w1->schedules[0].latency_s, 2e-3);  // mean of 1 and 3 ms
+  EXPECT_DOUBLE_EQ(w1->schedules[0].latency_s, 3e-3);  // the later of 1 and 3 ms
   EXPECT_EQ(w1->schedules[0].measurements, 2);
   EXPECT_DOUBLE_EQ(w1->schedules[1].latency_s, 4e-3);
 
@@ -239,7 +239,7 @@ TEST(TopOneLossTest, PerWorkloadMeanCountsEachHeldOutWorkloadOnce) {
 
 TEST_F(DatasetLoaderTest, RecordsMeasuredOnABusyHostAreLeftOut) {
   const std::string c = cpu_.name;
-  StoredRecord busy = Record(w4_, c, 0, 1e-3);  // contended: would pull schedule 0's mean down
+  StoredRecord busy = Record(w4_, c, 0, 1e-3);  // contended: would replace schedule 0's time
   busy.result.host_busy_cores = 1.5;
   busy.measured_at_unix_ms = 1;
   StoredRecord quiet = Record(w4_, c, 1, 9e-3);
@@ -259,7 +259,7 @@ TEST_F(DatasetLoaderTest, RecordsMeasuredOnABusyHostAreLeftOut) {
   auto all = LoadDataset(*store_, DatasetQuery{c, {}, /*max_host_busy_cores=*/-1});
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_EQ(all->busy_records, 0);
-  EXPECT_DOUBLE_EQ(Find(*all, w4_.key)->schedules[0].latency_s, 4.5e-3);
+  EXPECT_DOUBLE_EQ(Find(*all, w4_.key)->schedules[0].latency_s, 1e-3);  // the latest
 }
 
 TEST_F(DatasetLoaderTest, ChosenJobsKeepOnlyTheirTasksAndRecords) {

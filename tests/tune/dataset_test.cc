@@ -15,6 +15,7 @@
 #include "common/measure/local_measurer.h"
 #include "common/store/records_store.h"
 #include "common/tune/dataset_collection.h"
+#include "common/tune/dataset_remeasure.h"
 #include "common/tune/dataset_shards.h"
 #include "common/tune/dataset_stats.h"
 #include "gmock/gmock.h"
@@ -200,6 +201,150 @@ TEST_F(DatasetTest, BadInputIsRefusedBeforeAnythingIsMeasured) {
   EXPECT_THAT(std::string(damaged.status().message()), HasSubstr("not an xz file"));
   std::ofstream(dir_ + "/cpu-x.jobs.json") << "{\"not\": \"a list\"}\n";
   EXPECT_EQ(ImportDatasetShards(store.get(), dir_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// Measures for real and reports the host as `busy_cores` busy (with
+// `alternate`, every other schedule of a call as quiet): the load a
+// collection sharing its machine with builds records.
+class LoadReportingMeasurer : public Measurer {
+ public:
+  LoadReportingMeasurer(Measurer* real, const double* busy_cores, const bool* alternate)
+      : real_(real), busy_cores_(busy_cores), alternate_(alternate) {}
+  std::string Name() const override { return real_->Name(); }
+  absl::StatusOr<std::vector<MeasureResult>> Measure(
+      const std::vector<MeasureInput>& inputs) override {
+    auto results = real_->Measure(inputs);
+    if (!results.ok()) return results;
+    for (size_t i = 0; i < results->size(); ++i) {
+      (*results)[i].host_busy_cores = *alternate_ && i % 2 == 0 ? 0.0 : *busy_cores_;
+    }
+    return results;
+  }
+
+ private:
+  Measurer* real_;
+  const double* busy_cores_;
+  const bool* alternate_;
+};
+
+TEST_F(DatasetTest, WorkloadsWithBusySchedulesAreMeasuredAgainWholeAndCountOnce) {
+  ASSIGN_OR_FAIL(auto store, RecordsStore::Open(":memory:"));
+  // The collection measures each task's two schedules in one call: the first
+  // quiet, the second busy.
+  double busy_cores = 1.0;
+  bool alternate = true;
+  LoadReportingMeasurer loaded(measurer_.get(), &busy_cores, &alternate);
+  DatasetCollectOptions one = Quick();
+  one.networks = {kNetworks[0]};
+  ASSERT_TRUE(CollectDataset(store.get(), &loaded, device_, one).ok());
+  const StoredJob job = JobsByName(*store).at("dataset bert-tiny:seq=8");
+  ASSIGN_OR_FAIL(auto collected, store->JobRecords(job.id));
+  ASSERT_EQ(collected.size(), 16u);
+  ASSIGN_OR_FAIL(auto stats, ComputeDatasetStats(*store));
+  EXPECT_EQ(stats[0].quiet_records, 8);
+  EXPECT_EQ(stats[0].busy_records, 8);
+
+  int measurers_made = 0;
+  MeasurerFactory factory = [&](const MeasureOptions& m) -> std::unique_ptr<Measurer> {
+    ++measurers_made;
+    EXPECT_EQ(m.num_threads, Quick().measure.num_threads);  // the job's own options
+    EXPECT_EQ(m.hopeless_factor, 0);
+    return std::make_unique<LoadReportingMeasurer>(measurer_.get(), &busy_cores, &alternate);
+  };
+  std::vector<DatasetRemeasureWorkload> seen;
+  auto record = [&](const DatasetRemeasureWorkload& w) { seen.push_back(w); };
+
+  // Still busy: every workload is measured again whole (its quiet schedule
+  // too, so one build times them all) and left for the next run.
+  alternate = false;
+  ASSIGN_OR_FAIL(DatasetRemeasureReport busy, RemeasureBusyRecords(store.get(), factory, device_,
+                                                                   {}, record, nullptr));
+  EXPECT_EQ(busy.workloads, 8);
+  EXPECT_EQ(busy.busy, 8);
+  EXPECT_EQ(busy.schedules, 16);
+  EXPECT_EQ(busy.measured, 16);
+  EXPECT_EQ(busy.quiet, 0);
+  EXPECT_EQ(seen.size(), 8u);
+  EXPECT_EQ(measurers_made, 1);
+
+  // Stopped before the first batch: nothing measured, reported as stopped.
+  std::atomic<bool> stop{true};
+  ASSIGN_OR_FAIL(DatasetRemeasureReport stopped, RemeasureBusyRecords(store.get(), factory,
+                                                                      device_, {}, record, &stop));
+  EXPECT_TRUE(stopped.stopped);
+  EXPECT_EQ(stopped.measured, 0);
+
+  // Quiet now: every schedule gets a quiet repeat in its own job and task.
+  busy_cores = 0.0;
+  seen.clear();
+  ASSIGN_OR_FAIL(DatasetRemeasureReport quiet, RemeasureBusyRecords(store.get(), factory, device_,
+                                                                    {}, record, nullptr));
+  EXPECT_EQ(quiet.measured, 16);
+  EXPECT_EQ(quiet.quiet, 16);
+  EXPECT_FALSE(quiet.stopped);
+  ASSERT_EQ(seen.size(), 8u);
+  for (const DatasetRemeasureWorkload& w : seen) {
+    EXPECT_EQ(w.quiet_before, 1) << w.name;
+    EXPECT_EQ(w.busy, 1) << w.name;
+    EXPECT_EQ(w.schedules, 2) << w.name;
+    EXPECT_EQ(w.quiet, 2) << w.name;
+  }
+  ASSIGN_OR_FAIL(auto after, store->JobRecords(job.id));
+  ASSERT_EQ(after.size(), 48u);
+  std::map<std::pair<std::string, std::string>, std::vector<const StoredRecord*>> by_schedule;
+  for (const StoredRecord& r : after) by_schedule[{r.workload_key, r.steps}].push_back(&r);
+  ASSERT_EQ(by_schedule.size(), 16u);
+  for (const StoredRecord& r : collected) {
+    const auto& repeats = by_schedule.at({r.workload_key, r.steps});
+    ASSERT_EQ(repeats.size(), 3u) << r.steps;
+    EXPECT_EQ(repeats.back()->result.host_busy_cores, 0.0);  // the latest is quiet
+    for (const StoredRecord* repeat : repeats) {
+      EXPECT_TRUE(repeat->result.ok()) << repeat->result.Describe();
+      EXPECT_EQ(repeat->task_index, r.task_index);
+    }
+  }
+
+  // Stats count schedules, not measurements.
+  ASSIGN_OR_FAIL(stats, ComputeDatasetStats(*store));
+  EXPECT_EQ(stats[0].trials, 16);
+  EXPECT_EQ(stats[0].remeasured, 32);
+  EXPECT_EQ(stats[0].ok_records, 16);
+  EXPECT_EQ(stats[0].quiet_records, 16);
+  EXPECT_EQ(stats[0].busy_records, 0);
+
+  // Nothing is left: a further run measures nothing.
+  ASSIGN_OR_FAIL(DatasetRemeasureReport none, RemeasureBusyRecords(store.get(), factory, device_,
+                                                                   {}, nullptr, nullptr));
+  EXPECT_EQ(none.busy, 0);
+  EXPECT_EQ(none.measured, 0);
+}
+
+TEST_F(DatasetTest, RemeasureRefusesAnotherMachinesRecordsAndBadOptions) {
+  ASSIGN_OR_FAIL(auto store, RecordsStore::Open(":memory:"));
+  DatasetCollectOptions one = Quick();
+  one.networks = {kNetworks[0]};
+  ASSERT_TRUE(CollectDataset(store.get(), measurer_.get(), device_, one).ok());
+  MeasurerFactory factory = [&](const MeasureOptions&) -> std::unique_ptr<Measurer> {
+    ADD_FAILURE() << "nothing may be measured";
+    return nullptr;
+  };
+  DeviceProfile other = device_;
+  other.name = "cpu-some-other-machine";
+  auto elsewhere = RemeasureBusyRecords(store.get(), factory, other, {}, nullptr, nullptr);
+  EXPECT_EQ(elsewhere.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(elsewhere.status().message()), HasSubstr("another machine"));
+  DatasetRemeasureOptions bad;
+  bad.batch = 0;
+  EXPECT_EQ(RemeasureBusyRecords(store.get(), factory, device_, bad, nullptr, nullptr)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  bad = {};
+  bad.busy_threshold = -1;
+  EXPECT_EQ(RemeasureBusyRecords(store.get(), factory, device_, bad, nullptr, nullptr)
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
 }
 
