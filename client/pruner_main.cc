@@ -470,6 +470,9 @@ int main(int argc, char** argv) {
                                 "records with more busy cores than this count as busy")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 4096.0));
+  dataset_remeasure->add_option("--workload", remeasure_command.options.workloads,
+                                "only this workload, whole, busy or not (task name or key; "
+                                "repeatable)");
   dataset_remeasure->add_option("--batch", remeasure_command.options.batch,
                                 "schedules per measurement call")
       ->capture_default_str()

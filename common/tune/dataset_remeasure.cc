@@ -39,7 +39,8 @@ bool IsBusy(const StoredRecord& r, double threshold) {
 // its schedules.
 absl::StatusOr<std::vector<WorkloadPlan>> PlanWorkloads(const RecordsStore& store,
                                                         const std::vector<StoredJob>& jobs,
-                                                        double threshold) {
+                                                        double threshold,
+                                                        const std::vector<std::string>& only) {
   std::map<std::string, WorkloadPlan> plans;
   // steps -> (index in the plan, settled by a record at or under the threshold)
   std::map<std::string, std::map<std::string, std::pair<size_t, bool>>> seen;
@@ -61,8 +62,31 @@ absl::StatusOr<std::vector<WorkloadPlan>> PlanWorkloads(const RecordsStore& stor
   }
   std::vector<WorkloadPlan> out;
   for (auto& [key, plan] : plans) {
-    for (const auto& [steps, where] : seen[key]) (where.second ? plan.quiet : plan.busy)++;
-    if (plan.busy > 0) out.push_back(std::move(plan));
+    std::vector<bool> settled(plan.schedules.size());
+    for (const auto& [steps, where] : seen[key]) {
+      (where.second ? plan.quiet : plan.busy)++;
+      settled[where.first] = where.second;
+    }
+    // Busy schedules last: a run stopped inside the workload leaves one of
+    // them busy, so the next run measures the workload whole again.
+    std::vector<PlannedSchedule> ordered;
+    for (bool busy_pass : {false, true}) {
+      for (size_t i = 0; i < plan.schedules.size(); ++i) {
+        if (settled[i] != busy_pass) ordered.push_back(plan.schedules[i]);
+      }
+    }
+    plan.schedules = std::move(ordered);
+    const bool named = std::find(only.begin(), only.end(), plan.name) != only.end() ||
+                       std::find(only.begin(), only.end(), plan.key) != only.end();
+    if (only.empty() ? plan.busy > 0 : named) out.push_back(std::move(plan));
+  }
+  for (const std::string& name : only) {
+    if (std::none_of(out.begin(), out.end(), [&](const WorkloadPlan& p) {
+          return p.name == name || p.key == name;
+        })) {
+      return absl::NotFoundError(
+          absl::StrCat("dataset remeasure: no workload '", name, "' in the finished dataset jobs"));
+    }
   }
   // The workloads the metrics can use least come first.
   std::stable_sort(out.begin(), out.end(), [](const WorkloadPlan& a, const WorkloadPlan& b) {
@@ -106,7 +130,7 @@ absl::StatusOr<DatasetRemeasureReport> RemeasureBusyRecords(
                                             "re-measured on that machine)"));
   }
   PRUNER_ASSIGN_OR_RETURN(std::vector<WorkloadPlan> plans,
-                          PlanWorkloads(*store, jobs, options.busy_threshold));
+                          PlanWorkloads(*store, jobs, options.busy_threshold, options.workloads));
   report.workloads = static_cast<int>(plans.size());
   for (const WorkloadPlan& p : plans) {
     report.busy += p.busy;

@@ -19,8 +19,9 @@
 //
 // A re-measurement is a new record of the same job and task (the older
 // records stay, as every measurement does). Workloads are re-measured while
-// they have a busy schedule, so the work is resumable: a stopped run leaves
-// at most its current workload to be measured whole again. Only finished
+// they have a busy schedule, and a workload's busy schedules are measured
+// last, so the work is resumable: a run stopped inside a workload leaves it
+// with a busy schedule, to be measured whole again by the next run. Only finished
 // dataset jobs are re-measured: a stopped job counts its records as trials
 // and resumes collecting from them.
 #ifndef PRUNER_COMMON_TUNE_DATASET_REMEASURE_H_
@@ -31,6 +32,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/device/device_profile.h"
@@ -44,6 +46,10 @@ struct DatasetRemeasureOptions {
   // dataset metrics' default filter, --max-host-busy 0.5).
   double busy_threshold = 0.5;
   int batch = 4;  // schedules per measurement call
+  // Only these workloads (task names or workload keys); empty: every one
+  // with a busy schedule. Named ones are measured again whole even when
+  // none of their schedules is busy, e.g. to finish one a stop cut short.
+  std::vector<std::string> workloads;
 };
 
 // One workload's re-measurement, reported when it is finished or stopped.

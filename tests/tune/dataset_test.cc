@@ -318,6 +318,70 @@ TEST_F(DatasetTest, WorkloadsWithBusySchedulesAreMeasuredAgainWholeAndCountOnce)
                                                                    {}, nullptr, nullptr));
   EXPECT_EQ(none.busy, 0);
   EXPECT_EQ(none.measured, 0);
+
+  // A named workload is measured again whole, busy or not.
+  DatasetRemeasureOptions named;
+  named.workloads = {job.tasks[0].name};
+  ASSIGN_OR_FAIL(DatasetRemeasureReport one_workload,
+                 RemeasureBusyRecords(store.get(), factory, device_, named, nullptr, nullptr));
+  EXPECT_EQ(one_workload.workloads, 1);
+  EXPECT_EQ(one_workload.measured, 2);
+  named.workloads = {"no_such_task"};
+  EXPECT_EQ(RemeasureBusyRecords(store.get(), factory, device_, named, nullptr, nullptr)
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+}
+
+// Stops `stop` after its first call.
+class StoppingMeasurer : public Measurer {
+ public:
+  StoppingMeasurer(std::unique_ptr<Measurer> inner, std::atomic<bool>* stop)
+      : inner_(std::move(inner)), stop_(stop) {}
+  std::string Name() const override { return inner_->Name(); }
+  absl::StatusOr<std::vector<MeasureResult>> Measure(
+      const std::vector<MeasureInput>& inputs) override {
+    stop_->store(true);
+    return inner_->Measure(inputs);
+  }
+
+ private:
+  std::unique_ptr<Measurer> inner_;
+  std::atomic<bool>* stop_;
+};
+
+TEST_F(DatasetTest, AWorkloadStoppedHalfwayIsMeasuredWholeAgain) {
+  ASSIGN_OR_FAIL(auto store, RecordsStore::Open(":memory:"));
+  double busy_cores = 1.0;
+  bool alternate = true;  // each task: one quiet schedule, one busy
+  LoadReportingMeasurer loaded(measurer_.get(), &busy_cores, &alternate);
+  DatasetCollectOptions one = Quick();
+  one.networks = {kNetworks[0]};
+  ASSERT_TRUE(CollectDataset(store.get(), &loaded, device_, one).ok());
+
+  // Quiet re-measurement, stopped after the first schedule: the workload's
+  // quiet schedule went first, so its busy one is still busy.
+  busy_cores = 0.0;
+  alternate = false;
+  std::atomic<bool> stop{false};
+  MeasurerFactory stopping = [&](const MeasureOptions&) -> std::unique_ptr<Measurer> {
+    return std::make_unique<StoppingMeasurer>(
+        std::make_unique<LoadReportingMeasurer>(measurer_.get(), &busy_cores, &alternate), &stop);
+  };
+  DatasetRemeasureOptions singles;
+  singles.batch = 1;
+  ASSIGN_OR_FAIL(DatasetRemeasureReport cut, RemeasureBusyRecords(store.get(), stopping, device_,
+                                                                  singles, nullptr, &stop));
+  EXPECT_TRUE(cut.stopped);
+  EXPECT_EQ(cut.measured, 1);
+
+  MeasurerFactory quiet = [&](const MeasureOptions&) -> std::unique_ptr<Measurer> {
+    return std::make_unique<LoadReportingMeasurer>(measurer_.get(), &busy_cores, &alternate);
+  };
+  ASSIGN_OR_FAIL(DatasetRemeasureReport rest, RemeasureBusyRecords(store.get(), quiet, device_, {},
+                                                                   nullptr, nullptr));
+  EXPECT_EQ(rest.workloads, 8);  // the cut one too
+  EXPECT_EQ(rest.measured, 16);
 }
 
 TEST_F(DatasetTest, RemeasureRefusesAnotherMachinesRecordsAndBadOptions) {
