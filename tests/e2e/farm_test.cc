@@ -624,7 +624,7 @@ TEST_F(FarmTest, CommandLineDatasetCollectOverTheFarm) {
 
   std::string stats;
   ASSERT_EQ(RunCli("dataset stats --db " + farm_->db_path(), &stats), 0) << stats;
-  EXPECT_NE(stats.find("records    22 of 22 planned: 22 ok"), std::string::npos) << stats;
+  EXPECT_NE(stats.find("schedules  22 of 22 planned: 22 ok"), std::string::npos) << stats;
   EXPECT_NE(stats.find("workloads  11 with an ok record"), std::string::npos) << stats;
   auto store = RecordsStore::Open(farm_->db_path());
   ASSERT_TRUE(store.ok()) << store.status();
