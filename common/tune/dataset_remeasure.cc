@@ -21,6 +21,7 @@ struct PlannedSchedule {
   std::string steps;
   int64_t job_id = 0;
   int task_index = -1;
+  bool settled = false;  // some record of it at or under the threshold
 };
 
 struct WorkloadPlan {
@@ -28,7 +29,7 @@ struct WorkloadPlan {
   std::string name;
   int quiet = 0;  // schedules with a record at or under the threshold
   int busy = 0;   // schedules with busy records only
-  std::vector<PlannedSchedule> schedules;  // all of the workload's, in first-record order
+  std::vector<PlannedSchedule> schedules;  // all of the workload's: settled first
 };
 
 bool IsBusy(const StoredRecord& r, double threshold) {
@@ -42,8 +43,8 @@ absl::StatusOr<std::vector<WorkloadPlan>> PlanWorkloads(const RecordsStore& stor
                                                         double threshold,
                                                         const std::vector<std::string>& only) {
   std::map<std::string, WorkloadPlan> plans;
-  // steps -> (index in the plan, settled by a record at or under the threshold)
-  std::map<std::string, std::map<std::string, std::pair<size_t, bool>>> seen;
+  // Per workload: steps -> index in the plan's schedules.
+  std::map<std::string, std::map<std::string, size_t>> index_of;
   for (const StoredJob& job : jobs) {
     PRUNER_ASSIGN_OR_RETURN(std::vector<StoredRecord> records, store.JobRecords(job.id));
     for (const StoredRecord& r : records) {
@@ -54,28 +55,20 @@ absl::StatusOr<std::vector<WorkloadPlan>> PlanWorkloads(const RecordsStore& stor
                         ? job.tasks[r.task_index].name
                         : r.workload_key;
       }
-      auto [it, added] =
-          seen[r.workload_key].emplace(r.steps, std::make_pair(plan.schedules.size(), false));
+      auto [it, added] = index_of[r.workload_key].emplace(r.steps, plan.schedules.size());
       if (added) plan.schedules.push_back({r.steps, r.job_id, r.task_index});
-      it->second.second = it->second.second || !IsBusy(r, threshold);
+      plan.schedules[it->second].settled |= !IsBusy(r, threshold);
     }
   }
   std::vector<WorkloadPlan> out;
   for (auto& [key, plan] : plans) {
-    std::vector<bool> settled(plan.schedules.size());
-    for (const auto& [steps, where] : seen[key]) {
-      (where.second ? plan.quiet : plan.busy)++;
-      settled[where.first] = where.second;
-    }
     // Busy schedules last: a run stopped inside the workload leaves one of
     // them busy, so the next run measures the workload whole again.
-    std::vector<PlannedSchedule> ordered;
-    for (bool busy_pass : {false, true}) {
-      for (size_t i = 0; i < plan.schedules.size(); ++i) {
-        if (settled[i] != busy_pass) ordered.push_back(plan.schedules[i]);
-      }
-    }
-    plan.schedules = std::move(ordered);
+    const auto first_busy =
+        std::stable_partition(plan.schedules.begin(), plan.schedules.end(),
+                              [](const PlannedSchedule& p) { return p.settled; });
+    plan.quiet = static_cast<int>(first_busy - plan.schedules.begin());
+    plan.busy = static_cast<int>(plan.schedules.end() - first_busy);
     const bool named = std::find(only.begin(), only.end(), plan.name) != only.end() ||
                        std::find(only.begin(), only.end(), plan.key) != only.end();
     if (only.empty() ? plan.busy > 0 : named) out.push_back(std::move(plan));

@@ -50,20 +50,19 @@ absl::StatusOr<std::vector<DatasetDeviceStats>> ComputeDatasetStats(const Record
     s.remeasured += static_cast<int64_t>(records.size() - schedules.size());
     for (const auto& [key, measurements] : schedules) {
       const StoredRecord* ok = nullptr;
-      double least_busy = 0;
+      bool quiet = false, busy = false;
       for (const StoredRecord* r : measurements) {
         if (!r->result.ok()) continue;
-        const double busy = r->result.host_busy_cores;
-        if (ok == nullptr || (busy >= 0 && (least_busy < 0 || busy < least_busy))) least_busy = busy;
         if (ok == nullptr) ok = r;
+        const double cores = r->result.host_busy_cores;
+        if (cores >= 0) (cores < busy_threshold ? quiet : busy) = true;
       }
       if (ok == nullptr) {
         ++s.errors[std::string(MeasureErrorName(measurements.front()->result.error))];
         continue;
       }
       ++s.ok_records;
-      (least_busy < 0 ? s.unsampled_records
-                      : least_busy < busy_threshold ? s.quiet_records : s.busy_records)++;
+      (quiet ? s.quiet_records : busy ? s.busy_records : s.unsampled_records)++;
       const std::string family =
           ok->task_index >= 0 && ok->task_index < static_cast<int>(job.tasks.size())
               ? OperatorFamily(job.tasks[ok->task_index].name)
