@@ -41,16 +41,23 @@
 //     vector, else LLVM's own loop vectorizer on M when M writes D
 //     contiguously and every read is contiguous or invariant in M (no fp
 //     reassociation, so never a reduction loop): min(extent(M), width).
-//   statements = Outer x (unrolled extents inside M) / (auto-vector lanes)
+//   slp lanes: LLVM's SLP vectorizer on the unrolled body's innermost loop
+//     when no vector loop exists and that loop writes D contiguously and
+//     every read is contiguous or invariant in it: min(extent, width).
+//   statements = Outer x (unrolled extents inside M) / (auto-vector lanes x
+//     slp lanes)
 //   loads(B) = Outer / (extent(M) when M does not move B: hoisted) x
 //     (unrolled extents inside M that move B: CSE keeps one load per
-//     distinct element) x (lanes when the vector loop strides B: a gather)
+//     distinct element; the SLP loop's extent over its lanes) x (lanes when
+//     the vector loop strides B: a gather)
 //   stores = loads(D): one store per distinct destination vector of an
 //     iteration of M (the unrolled body forwards the rest in registers),
 //     none per iteration when M does not move D (a reduction over M keeps
 //     its accumulators in registers), unless the accumulators outnumber
 //     the vector registers (spills: one store per statement).
 //   loop iterations = Outer.
+//   l1 / l2 lines: the S5 capacity model at the L1 and at the L2 capacity,
+//     in cache lines (CacheLines).
 #include <algorithm>
 
 #include "common/analysis/cache_traffic.h"
@@ -81,6 +88,18 @@ int StrideClass(const Program& program, const StoreAccesses& accesses, const Acc
   return worst;
 }
 
+// Whether LLVM's vectorizers can pack the iterations of loop `var` into
+// vectors: it writes the destination (the first group) with unit stride and
+// reads every other buffer with unit stride or not at all.
+bool Packable(const Program& program, const StoreAccesses& accesses, int var) {
+  const std::vector<AccessGroup>& groups = accesses.groups();
+  if (StrideClass(program, accesses, groups.front(), var) != 1) return false;
+  for (size_t g = 1; g < groups.size(); ++g) {
+    if (StrideClass(program, accesses, groups[g], var) == 2) return false;
+  }
+  return true;
+}
+
 void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
                   const MachineParams& machine, BufferSymbols* s) {
   const Program& program = *site.program;
@@ -108,19 +127,29 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   double lanes = vec >= 0 ? static_cast<double>(loops[vec].extent) : 1;
   double auto_lanes = 1;
   if (vec < 0 && m >= 0 && loops[m].extent >= 2) {
-    const int var = loops[m].var;
-    bool ok = StrideClass(program, accesses, groups.front(), var) == 1;
-    for (size_t g = 1; g < groups.size() && ok; ++g) {
-      ok = StrideClass(program, accesses, groups[g], var) < 2;
+    if (Packable(program, accesses, loops[m].var)) {
+      auto_lanes = std::min<double>(static_cast<double>(loops[m].extent), machine.l1_width);
     }
-    if (ok) auto_lanes = std::min<double>(static_cast<double>(loops[m].extent), machine.l1_width);
+  }
+  // LLVM's SLP vectorizer packs the unrolled body's statements into vectors
+  // along its innermost loop when that loop writes D contiguously and every
+  // read is contiguous or invariant along it (a register tile the schedule
+  // left scalar, e.g. 4 x 32 accumulators of a dense layer, becomes 8 zmm
+  // accumulators).
+  int slp = -1;
+  double slp_lanes = 1;
+  // (When the loop vectorizer already took M, its body is vector code.)
+  if (vec < 0 && auto_lanes == 1 && m < n - 1 && loops[n - 1].extent >= 2 &&
+      Packable(program, accesses, loops[n - 1].var)) {
+    slp = n - 1;
+    slp_lanes = std::min<double>(static_cast<double>(loops[slp].extent), machine.l1_width);
   }
   double body = 1;
   for (int l = m + 1; l < n; ++l) {
     if (l != vec) body *= static_cast<double>(loops[l].extent);
   }
-  s->issue_lanes = std::max(lanes, auto_lanes);
-  s->issue_statements = outer * body / auto_lanes;
+  s->issue_lanes = std::max({lanes, auto_lanes, slp_lanes});
+  s->issue_statements = outer * body / (auto_lanes * slp_lanes);
   s->issue_loop_iterations = outer / auto_lanes;
   auto loads_of = [&](const AccessGroup& g) {
     // Invariant in M: loaded once per run of M (hoisted), else once per
@@ -132,7 +161,7 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
       if (l == vec) {
         if (StrideClass(program, accesses, g, loops[l].var) == 2) count *= lanes;
       } else if (accesses.Uses(g, loops[l].var)) {
-        count *= static_cast<double>(loops[l].extent);
+        count *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
       }
     }
     return count;
@@ -141,12 +170,32 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   double accumulators = 1;  // distinct destination vectors in the body
   for (int l = m + 1; l < n; ++l) {
     if (l != vec && accesses.Uses(groups.front(), loops[l].var)) {
-      accumulators *= static_cast<double>(loops[l].extent);
+      accumulators *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
     }
   }
   s->issue_stores = accumulators <= machine.register_capacity / machine.l1_width
                         ? loads_of(groups.front())
                         : s->issue_statements;
+}
+
+// The cache lines `traffic` moves: each group's elements over its
+// contiguous run at the traffic's reuse level, clamped to [one element, one
+// line] (a run longer than a line fills whole lines; a shorter one wastes
+// the rest of each line it touches).
+double CacheLines(const StoreSite& site, const StoreAccesses& accesses,
+                  const CacheTraffic& traffic, const MachineParams& machine,
+                  std::vector<Interval>* ranges) {
+  const std::vector<AccessGroup>& groups = accesses.groups();
+  const double line = std::max(machine.transaction_bytes, 1);
+  double lines = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (traffic.group_elements[g] <= 0) continue;
+    const double elem = groups[g].elem_bytes;
+    double run = RegionRunBytes(site, accesses, groups[g], traffic.level, ranges);
+    if (run == kBroadcastTransfer) run = line;
+    lines += traffic.group_elements[g] * elem / std::clamp(run, elem, std::max(line, elem));
+  }
+  return lines;
 }
 
 }  // namespace
@@ -215,6 +264,14 @@ BufferSymbols CpuStoreSymbols(const StoreSite& site, const StoreAccesses& access
   const CacheTraffic traffic =
       MissTraffic(site, accesses, footprints, static_cast<double>(machine.l2_cache_bytes), resident);
   s.s5_global_elements = traffic.elements;
+  s.issue_l2_lines = CacheLines(site, accesses, traffic, machine, &scratch->ranges);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const Buffer& b = program.buffer(groups[g].buffer);
+    resident[g] = b.attached && static_cast<double>(b.bytes()) <= machine.l1_cache_bytes;
+  }
+  const CacheTraffic l1_traffic = MissTraffic(
+      site, accesses, footprints, static_cast<double>(machine.l1_cache_bytes), resident);
+  s.issue_l1_lines = CacheLines(site, accesses, l1_traffic, machine, &scratch->ranges);
 
   if (options.use_s7 && s.s5_global_elements > 0) {
     s.s7_transfer_bytes = SmallestTransfer(

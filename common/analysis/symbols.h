@@ -95,6 +95,12 @@ struct BufferSymbols {
   double issue_loads = 0;            // loads after hoisting and CSE (a gathered lane counts one)
   double issue_stores = 0;           // stores left in memory (register accumulators excluded)
   double issue_loop_iterations = 0;  // iterations of the loops kept as loops
+  // Cache lines the store's accesses bring into the core's L1 and L2 (the
+  // capacity model of S5 at each cache, cache_traffic.h), a region counting
+  // one line per contiguous run shorter than a line: a column walk pays a
+  // line per element where a row walk pays one per 16 floats.
+  double issue_l1_lines = 0;
+  double issue_l2_lines = 0;
 };
 
 // What a whole kernel contributes to its rows' penalties.

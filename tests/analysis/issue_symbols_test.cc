@@ -89,11 +89,17 @@ TEST(IssueSymbols, ReductionMachineLoopKeepsItsAccumulatorInARegister) {
                         .loads = 2048,
                         .stores = 16});
 
-  // The issue model: load x 2048 + store x 16 + loop x 1024 cycles at 3 GHz
-  // (statement = 0; everything fits in L2, so S5 is each matrix once).
+  // Everything (2 KiB) fits in L1 and L2: each matrix is fetched once, in
+  // whole lines (A and B 256 elements, 16 lines each; C 16, one line).
+  EXPECT_DOUBLE_EQ(c.issue_l1_lines, 33);
+  EXPECT_DOUBLE_EQ(c.issue_l2_lines, 33);
+
+  // The issue model: load x 2048 + store x 16 + loop x 1024 + line x 33
+  // cycles at 3 GHz (statement = 0; S5 is each matrix once).
   const CpuIssueConstants k;
   const double cycles = k.statement * 1024 * std::pow(2.0, k.ops_exponent) + k.load * 2048 +
-                        k.store * 16 + k.loop_iteration * 1024 + k.dram_element * c.s5_global_elements;
+                        k.store * 16 + k.loop_iteration * 1024 + k.dram_element * c.s5_global_elements +
+                        k.l1_line * 33 + k.l2_line * 33;
   EXPECT_DOUBLE_EQ(a.estimate.latency_s, cycles / 3e9);
 }
 
@@ -104,6 +110,63 @@ TEST(IssueSymbols, IssueModelFavoursTheRegisterTile) {
   const Analyzed tiled = Analyze("matmul:M=64,K=64,N=64", testing::CpuMatmulSteps(64, 64, 64));
   const Analyzed naive = Analyze("matmul:M=64,K=64,N=64", "");
   EXPECT_GT(naive.estimate.latency_s, 4 * tiled.estimate.latency_s);
+}
+
+// A register tile the schedule left scalar: i.3 4 x j.3 16 unrolled under
+// the reduction loop k.1 (8 x 64 steps exceed the budget of 64, so k.1 is
+// the machine loop M). j.3 writes C contiguously, B is contiguous and A
+// invariant along it, so LLVM's SLP vectorizer packs each row of the tile
+// into 2 vectors of 8 lanes: 8 accumulators, which fit the 16 registers.
+//   outer = 16 (i.0, parallel) x 4 (j.0) x 8 (k.0) x 8 (k.1) = 4096
+//   statements = 4096 x 64 / 8; A moves with k.1: 4 loads (i.3) per
+//   iteration; B: 16 / 8 = 2 vector loads; C stays in registers over k.1:
+//   8 stores per run of it (512 runs).
+constexpr char kScalarTileSteps[] =
+    "SP 2 0 64 [1,1,4]; SP 2 4 64 [1,1,16]; SP 2 8 64 [8]; RE 2 [0,4,1,5,8,2,6,9,3,7]; "
+    "AN 2 0 parallel; PR 2 0 auto_unroll_max_step$64";
+TEST(IssueSymbols, UnrolledContiguousTileIsSlpVectorized) {
+  const Analyzed a = Analyze("matmul:M=64,K=64,N=64", kScalarTileSteps);
+  SCOPED_TRACE(a.program.ToString() + a.estimate.ToString(a.program));
+  ASSERT_EQ(a.estimate.symbols.rows.size(), 1u);
+  ExpectIssueCounts(a.estimate.symbols.rows[0], {.lanes = 8,
+                                                 .statements = 4096.0 * 64 / 8,
+                                                 .loop_iterations = 4096,
+                                                 .loads = 4096.0 * 4 + 4096.0 * 2,
+                                                 .stores = 512.0 * 8});
+}
+
+// The same tile with i.3 innermost: it strides C by a row, so nothing is
+// packed, and 64 scalar accumulators outnumber the 16 registers (a store
+// per statement).
+TEST(IssueSymbols, UnrolledStridedTileStaysScalar) {
+  const Analyzed a = Analyze(
+      "matmul:M=64,K=64,N=64",
+      "SP 2 0 64 [1,1,4]; SP 2 4 64 [1,1,16]; SP 2 8 64 [8]; RE 2 [0,4,1,5,8,2,6,9,7,3]; "
+      "AN 2 0 parallel; PR 2 0 auto_unroll_max_step$64");
+  SCOPED_TRACE(a.program.ToString() + a.estimate.ToString(a.program));
+  ASSERT_EQ(a.estimate.symbols.rows.size(), 1u);
+  ExpectIssueCounts(a.estimate.symbols.rows[0], {.lanes = 1,
+                                                 .statements = 4096.0 * 64,
+                                                 .loop_iterations = 4096,
+                                                 .loads = 4096.0 * 4 + 4096.0 * 16,
+                                                 .stores = 4096.0 * 64});
+}
+
+// Cache lines into L1 (32 KiB) for M = N = 64, K = 4096. The naive nest
+// (i, j, k) walks B[k, j] down a 4,096-long column; one run of k (a row of
+// A, a column of B, one C: 32 KiB + 4 B) does not fit, so each of the 4,096
+// (i, j) fetches them again: A's 16 KiB row in 256 lines, B's column a line
+// per element (4,096), C one. With j innermost (i, k, j) a run of k, j
+// (a row of A, all of B, a row of C) is fetched once per i: 256 + 16,384 + 4
+// lines, 16.7x fewer.
+TEST(IssueSymbols, ColumnWalkPaysALinePerElement) {
+  Analyzed a;
+  const BufferSymbols column = NaiveMatmulRow("matmul:M=64,K=4096,N=64", &a);
+  EXPECT_DOUBLE_EQ(column.issue_l1_lines, 4096.0 * (256 + 4096 + 1));
+  const Analyzed rows = Analyze("matmul:M=64,K=4096,N=64", "RE 2 [0,2,1]");
+  SCOPED_TRACE(rows.program.ToString());
+  ASSERT_EQ(rows.estimate.symbols.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows.estimate.symbols.rows[0].issue_l1_lines, 64.0 * (256 + 16384 + 4));
 }
 
 }  // namespace
