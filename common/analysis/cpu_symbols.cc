@@ -178,21 +178,32 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
                         : s->issue_statements;
 }
 
+// Per access group, the contiguous bytes (transfer_run.h) of the region
+// `traffic` fetches at its reuse level; kBroadcastTransfer for a group it
+// does not fetch. S7 and the cache lines share them.
+void FetchedRuns(const StoreSite& site, const StoreAccesses& accesses,
+                 const CacheTraffic& traffic, SymbolScratch* scratch) {
+  const std::vector<AccessGroup>& groups = accesses.groups();
+  scratch->runs.assign(groups.size(), kBroadcastTransfer);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (traffic.group_elements[g] <= 0) continue;
+    scratch->runs[g] = RegionRunBytes(site, accesses, groups[g], traffic.level, &scratch->ranges);
+  }
+}
+
 // The cache lines `traffic` moves: each group's elements over its
-// contiguous run at the traffic's reuse level, clamped to [one element, one
-// line] (a run longer than a line fills whole lines; a shorter one wastes
-// the rest of each line it touches).
-double CacheLines(const StoreSite& site, const StoreAccesses& accesses,
-                  const CacheTraffic& traffic, const MachineParams& machine,
-                  std::vector<Interval>* ranges) {
+// contiguous run (`runs`, FetchedRuns), clamped to [one element, one line]
+// (a run longer than a line fills whole lines; a shorter one wastes the
+// rest of each line it touches).
+double CacheLines(const StoreAccesses& accesses, const CacheTraffic& traffic,
+                  const std::vector<double>& runs, const MachineParams& machine) {
   const std::vector<AccessGroup>& groups = accesses.groups();
   const double line = std::max(machine.transaction_bytes, 1);
   double lines = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     if (traffic.group_elements[g] <= 0) continue;
     const double elem = groups[g].elem_bytes;
-    double run = RegionRunBytes(site, accesses, groups[g], traffic.level, ranges);
-    if (run == kBroadcastTransfer) run = line;
+    const double run = runs[g] == kBroadcastTransfer ? line : runs[g];
     lines += traffic.group_elements[g] * elem / std::clamp(run, elem, std::max(line, elem));
   }
   return lines;
@@ -255,32 +266,30 @@ BufferSymbols CpuStoreSymbols(const StoreSite& site, const StoreAccesses& access
   footprints.Compute(site, accesses, &scratch->ranges);
   if (outermost_reduction >= 0) s.s3_l1_bytes = footprints.bytes(accesses, outermost_reduction + 1);
 
+  // A buffer the nest allocates itself that fits the cache is never fetched.
   std::vector<bool>& resident = scratch->resident;
-  resident.assign(groups.size(), false);
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const Buffer& b = program.buffer(groups[g].buffer);
-    resident[g] = b.attached && static_cast<double>(b.bytes()) <= machine.l2_cache_bytes;
-  }
-  const CacheTraffic traffic =
-      MissTraffic(site, accesses, footprints, static_cast<double>(machine.l2_cache_bytes), resident);
+  auto traffic_past = [&](int64_t capacity_bytes) {
+    resident.assign(groups.size(), false);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const Buffer& b = program.buffer(groups[g].buffer);
+      resident[g] = b.attached && b.bytes() <= capacity_bytes;
+    }
+    return MissTraffic(site, accesses, footprints, static_cast<double>(capacity_bytes), resident);
+  };
+  const CacheTraffic traffic = traffic_past(machine.l2_cache_bytes);
   s.s5_global_elements = traffic.elements;
-  s.issue_l2_lines = CacheLines(site, accesses, traffic, machine, &scratch->ranges);
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const Buffer& b = program.buffer(groups[g].buffer);
-    resident[g] = b.attached && static_cast<double>(b.bytes()) <= machine.l1_cache_bytes;
-  }
-  const CacheTraffic l1_traffic = MissTraffic(
-      site, accesses, footprints, static_cast<double>(machine.l1_cache_bytes), resident);
-  s.issue_l1_lines = CacheLines(site, accesses, l1_traffic, machine, &scratch->ranges);
-
+  FetchedRuns(site, accesses, traffic, scratch);
+  s.issue_l2_lines = CacheLines(accesses, traffic, scratch->runs, machine);
   if (options.use_s7 && s.s5_global_elements > 0) {
     s.s7_transfer_bytes = SmallestTransfer(
         accesses, [&](size_t g) { return traffic.group_elements[g] > 0; },
-        [&](const AccessGroup& g) {
-          return RegionRunBytes(site, accesses, g, traffic.level, &scratch->ranges);
-        },
+        [&](const AccessGroup& g) { return scratch->runs[&g - groups.data()]; },
         machine.transaction_bytes);
   }
+
+  const CacheTraffic l1_traffic = traffic_past(machine.l1_cache_bytes);
+  FetchedRuns(site, accesses, l1_traffic, scratch);
+  s.issue_l1_lines = CacheLines(accesses, l1_traffic, scratch->runs, machine);
   return s;
 }
 

@@ -26,6 +26,7 @@ double FloatOpsPerEvaluation(const OpCounts& ops, const AnalyzerOptions& options
 struct SymbolScratch {
   std::vector<Interval> ranges;  // one zero interval per program variable
   std::vector<bool> resident;
+  std::vector<double> runs;  // per access group: contiguous bytes at a reuse level
   RegionFootprints footprints;
 };
 
