@@ -45,23 +45,27 @@ enum class RowCombine {
 // the developers' AMD EPYC dataset, bench/README.md "LSE on the CPU").
 //   cycles = statement x statements x max(float ops per statement, 1)^ops_exponent
 //          + load x loads + store x stores + loop_iteration x loop iterations
-//          + dram_element x S5 (elements past the core's L2)
+//          + l2_miss_element x S5 (elements past the core's L2)
+//          + dram_element x elements past the shared L3 (part of S5)
 //          + l1_line x lines into L1 + l2_line x lines into L2
 // divided by the cores the parallel loops keep busy (cores x P_l2,c).
 //
 // The fit gives statement = 0: on this CPU's random schedules the loads,
 // stores and loop overhead of the emitted code decide the ranking, and the
-// arithmetic never binds on its own. A line into L1 costs 2 cycles; lines
-// into L2 add nothing beyond the DRAM elements (the fit leaves l2_line 0).
-// Refitted in session 28 after the SLP and cache-line symbols.
+// arithmetic never binds on its own. An element past the L2 that the L3
+// serves costs 1/6 of a cycle, one DRAM serves 1 + 1/6; a line into L1
+// costs 1 cycle; lines into L2 add nothing beyond those elements (the fit
+// leaves l2_line 0). Refitted in session 30 after the L3 level (session 28:
+// the SLP and cache-line symbols).
 struct CpuIssueConstants {
   double statement = 0;
   double ops_exponent = 0.25;
   double load = 1;
   double store = 2.0 / 3;
   double loop_iteration = 0.5;
-  double dram_element = 1.0 / 3;
-  double l1_line = 2;
+  double l2_miss_element = 1.0 / 6;
+  double dram_element = 1;
+  double l1_line = 1;
   double l2_line = 0;
 
   friend bool operator==(const CpuIssueConstants&, const CpuIssueConstants&) = default;

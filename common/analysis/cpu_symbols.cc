@@ -58,6 +58,8 @@
 //   loop iterations = Outer.
 //   l1 / l2 lines: the S5 capacity model at the L1 and at the L2 capacity,
 //     in cache lines (CacheLines).
+//   dram elements: the S5 capacity model at the shared L3's capacity (all
+//     of S5 without an L3).
 #include <algorithm>
 
 #include "common/analysis/cache_traffic.h"
@@ -286,6 +288,10 @@ BufferSymbols CpuStoreSymbols(const StoreSite& site, const StoreAccesses& access
         [&](const AccessGroup& g) { return scratch->runs[&g - groups.data()]; },
         machine.transaction_bytes);
   }
+
+  s.issue_dram_elements = machine.l3_cache_bytes > machine.l2_cache_bytes
+                              ? traffic_past(machine.l3_cache_bytes).elements
+                              : s.s5_global_elements;
 
   const CacheTraffic l1_traffic = traffic_past(machine.l1_cache_bytes);
   FetchedRuns(site, accesses, l1_traffic, scratch);

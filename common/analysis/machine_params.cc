@@ -75,6 +75,8 @@ absl::StatusOr<MachineParams> ResolveCpu(const DeviceProfile& d, const AnalyzerO
   m.l1_units = Known(d.fma_units_per_core, 2, "fma_units_per_core", &m.notes) * kFmaLatencyCycles;
   m.l1_cache_bytes = Known<int64_t>(d.l1d_cache_bytes, 32 * 1024, "l1d_cache_bytes", &m.notes);
   m.l2_cache_bytes = Known<int64_t>(d.l2_cache_bytes, 1024 * 1024, "l2_cache_bytes", &m.notes);
+  // No L3 known: no level between L2 and DRAM.
+  m.l3_cache_bytes = std::max(d.l3_cache_bytes, m.l2_cache_bytes);
   // TVM's thread pool runs one worker per hardware thread.
   m.l2_units = cores;
   m.transaction_bytes = Known(d.cache_line_bytes, 64, "cache_line_bytes", &m.notes);

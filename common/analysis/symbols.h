@@ -101,6 +101,9 @@ struct BufferSymbols {
   // line per element where a row walk pays one per 16 floats.
   double issue_l1_lines = 0;
   double issue_l2_lines = 0;
+  // Elements moved past the shared L3 (the capacity model at the L3's
+  // capacity): the part of S5 that DRAM serves.
+  double issue_dram_elements = 0;
 };
 
 // What a whole kernel contributes to its rows' penalties.

@@ -182,6 +182,29 @@ TEST(CpuSymbols, NaiveMatmulRefetchesTheMatrixThatDoesNotFit) {
   EXPECT_DOUBLE_EQ(pc.l1_compute, 1.0 / 8);
 }
 
+// The same nest with a shared L3 behind the L2: what one L3 holds is
+// fetched from DRAM once, the rest of S5 is served by the L3; a B that does
+// not fit the L3 either comes from DRAM for every row of C.
+TEST(CpuSymbols, TrafficPastL2ThatFitsTheL3IsNotFromDram) {
+  DeviceProfile cpu = testing::HandCpu();
+  cpu.l2_cache_bytes = 64 * 1024;
+  const double s5 = 256.0 * (256 * 256 + 256 + 256);
+  struct Case {
+    int64_t l3_bytes;
+    double dram_elements;
+  };
+  // 1 MiB holds A, B and C (768 KiB): each once. 128 KiB holds a column
+  // of B, a row of A and C's row, as the L2 does. No L3: all of S5.
+  for (const Case& k : {Case{1024 * 1024, 3.0 * 256 * 256}, Case{128 * 1024, s5}, Case{0, s5}}) {
+    cpu.l3_cache_bytes = k.l3_bytes;
+    const Analyzed a = Analyze("matmul:M=256,K=256,N=256", "", cpu);
+    const BufferSymbols c = RowOf(a.program, a.estimate.symbols, "matmul");
+    SCOPED_TRACE(k.l3_bytes);
+    EXPECT_DOUBLE_EQ(c.s5_global_elements, s5);
+    EXPECT_DOUBLE_EQ(c.issue_dram_elements, k.dram_elements);
+  }
+}
+
 // Element-wise programs: one compute row whose memory term is its global
 // traffic (two reads and a write per element) on both targets.
 TEST(Symbols, ElementWiseProgramsPayForTheirTraffic) {
