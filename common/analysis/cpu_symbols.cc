@@ -54,7 +54,8 @@
 //     iteration of M (the unrolled body forwards the rest in registers),
 //     none per iteration when M does not move D (a reduction over M keeps
 //     its accumulators in registers), unless the accumulators outnumber
-//     the vector registers (spills: one store per statement).
+//     the vector registers: then the share that does not fit spills, a
+//     store per statement x (accumulators - registers) / accumulators.
 //   loop iterations = Outer.
 //   l1 / l2 lines: the S5 capacity model at the L1 and at the L2 capacity,
 //     in cache lines (CacheLines).
@@ -175,9 +176,13 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
       accumulators *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
     }
   }
-  s->issue_stores = accumulators <= machine.register_capacity / machine.l1_width
+  // Accumulators past the register file spill: the share of them that does
+  // not fit is stored (and reloaded) by every statement.
+  const double registers = machine.register_capacity / machine.l1_width;
+  s->issue_stores = accumulators <= registers
                         ? loads_of(groups.front())
-                        : s->issue_statements;
+                        : std::max(loads_of(groups.front()),
+                                   s->issue_statements * (accumulators - registers) / accumulators);
 }
 
 // Per access group, the contiguous bytes (transfer_run.h) of the region
