@@ -33,8 +33,8 @@ struct MachineParams {
   int64_t l1_cache_bytes = 0;  // m_l1 of P_l1,m
   int64_t l2_cache_bytes = 0;  // capacity of the traffic model (S5)
   // CPU: the last-level cache the cores share; traffic past L2 that fits it
-  // is served there, the rest by DRAM. No bigger than L2 when the profile
-  // has no L3 (then everything past L2 comes from DRAM).
+  // is served there, the rest by DRAM. Equal to L2 when the profile has no
+  // L3 (then everything past L2 comes from DRAM).
   int64_t l3_cache_bytes = 0;
 
   // L2: the whole device.

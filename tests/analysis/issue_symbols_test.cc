@@ -98,9 +98,9 @@ TEST(IssueSymbols, ReductionMachineLoopKeepsItsAccumulatorInARegister) {
   // cycles at 3 GHz (statement = 0; S5 is each matrix once).
   const CpuIssueConstants k;
   const double cycles = k.statement * 1024 * std::pow(2.0, k.ops_exponent) + k.load * 2048 +
-                        k.store * 16 + k.loop_iteration * 1024 + k.l2_miss_element * c.s5_global_elements +
-                        k.dram_element * c.issue_dram_elements + k.l1_line * 33 +
-                        k.l2_line * 33;
+                        k.store * 16 + k.loop_iteration * 1024 +
+                        k.l2_miss_element * c.s5_global_elements +
+                        k.dram_element * c.issue_dram_elements + k.l1_line * 33 + k.l2_line * 33;
   EXPECT_DOUBLE_EQ(a.estimate.latency_s, cycles / 3e9);
 }
 
