@@ -14,7 +14,8 @@ constexpr double kMinGain = 1e-4;
 
 // The constants the search moves, by pointer into a CpuIssueConstants.
 std::vector<double CpuIssueConstants::*> ScaleConstants() {
-  return {&CpuIssueConstants::statement, &CpuIssueConstants::load, &CpuIssueConstants::store,
+  return {&CpuIssueConstants::statement, &CpuIssueConstants::load,
+          &CpuIssueConstants::gather_lane, &CpuIssueConstants::store,
           &CpuIssueConstants::loop_iteration, &CpuIssueConstants::l2_miss_element,
           &CpuIssueConstants::dram_element,
           &CpuIssueConstants::l1_line, &CpuIssueConstants::l2_line};

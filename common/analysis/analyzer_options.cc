@@ -38,7 +38,7 @@ AnalyzerOptions AnalyzerOptions::Calibrated(const CpuIssueConstants& constants) 
 
 std::string CpuIssueConstants::ToString() const {
   return absl::StrCat("statement=", statement, " ops_exponent=", ops_exponent, " load=", load,
-                      " store=", store, " loop_iteration=", loop_iteration,
+                      " gather_lane=", gather_lane, " store=", store, " loop_iteration=", loop_iteration,
                       " l2_miss_element=", l2_miss_element, " dram_element=", dram_element,
                       " l1_line=", l1_line,
                       " l2_line=", l2_line);

@@ -44,7 +44,8 @@ enum class RowCombine {
 // measured records (bench_dataset_metrics --calibrate; defaults: the fit on
 // the developers' AMD EPYC dataset, bench/README.md "LSE on the CPU").
 //   cycles = statement x statements x max(float ops per statement, 1)^ops_exponent
-//          + load x loads + store x stores + loop_iteration x loop iterations
+//          + load x loads + gather_lane x gathered lanes (on top of their load)
+//          + store x stores + loop_iteration x loop iterations
 //          + l2_miss_element x S5 (elements past the core's L2)
 //          + dram_element x elements past the shared L3 (part of S5)
 //          + l1_line x lines into L1 + l2_line x lines into L2
@@ -55,12 +56,16 @@ enum class RowCombine {
 // arithmetic never binds on its own. An element past the L2 that the L3
 // serves costs 1/6 of a cycle, one DRAM serves 1 + 1/6; a line into L1
 // costs 1 cycle; lines into L2 add nothing beyond those elements (the fit
-// leaves l2_line 0). Refitted in session 30 after the L3 level (session 28:
-// the SLP and cache-line symbols).
+// leaves l2_line 0). A gathered lane (a vector loop that strides a read,
+// as over a stride-2 convolution's input) costs a second load on top of
+// its own: both CPUs' fits choose gather_lane = 1 (session 31). Refitted
+// in session 30 after the L3 level (session 28: the SLP and cache-line
+// symbols).
 struct CpuIssueConstants {
   double statement = 0;
   double ops_exponent = 0.25;
   double load = 1;
+  double gather_lane = 1;
   double store = 2.0 / 3;
   double loop_iteration = 0.5;
   double l2_miss_element = 1.0 / 6;

@@ -50,6 +50,8 @@
 //     (unrolled extents inside M that move B: CSE keeps one load per
 //     distinct element; the SLP loop's extent over its lanes) x (lanes when
 //     the vector loop strides B: a gather)
+//   gathered lanes = the loads(B) of the groups the vector loop strides
+//     (LLVM's masked gather costs more per lane than a scalar load)
 //   stores = loads(D): one store per distinct destination vector of an
 //     iteration of M (the unrolled body forwards the rest in registers),
 //     none per iteration when M does not move D (a reduction over M keeps
@@ -154,22 +156,32 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   s->issue_lanes = std::max({lanes, auto_lanes, slp_lanes});
   s->issue_statements = outer * body / (auto_lanes * slp_lanes);
   s->issue_loop_iterations = outer / auto_lanes;
-  auto loads_of = [&](const AccessGroup& g) {
+  // `gathered`: whether the vector loop strides the group, so that each of
+  // its loads is a gather of one element per lane.
+  auto loads_of = [&](const AccessGroup& g, bool* gathered = nullptr) {
     // Invariant in M: loaded once per run of M (hoisted), else once per
     // (auto-vectorized) iteration.
     double count = m >= 0 && !accesses.Uses(g, loops[m].var)
                        ? outer / static_cast<double>(loops[m].extent)
                        : outer / auto_lanes;
+    bool strided = false;
     for (int l = m + 1; l < n; ++l) {
       if (l == vec) {
-        if (StrideClass(program, accesses, g, loops[l].var) == 2) count *= lanes;
+        strided = StrideClass(program, accesses, g, loops[l].var) == 2;
+        if (strided) count *= lanes;
       } else if (accesses.Uses(g, loops[l].var)) {
         count *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
       }
     }
+    if (gathered != nullptr) *gathered = strided;
     return count;
   };
-  for (size_t g = 1; g < groups.size(); ++g) s->issue_loads += loads_of(groups[g]);
+  for (size_t g = 1; g < groups.size(); ++g) {
+    bool gathered = false;
+    const double loads = loads_of(groups[g], &gathered);
+    s->issue_loads += loads;
+    if (gathered) s->issue_gathered_lanes += loads;
+  }
   double accumulators = 1;  // distinct destination vectors in the body
   for (int l = m + 1; l < n; ++l) {
     if (l != vec && accesses.Uses(groups.front(), loops[l].var)) {

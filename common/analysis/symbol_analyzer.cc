@@ -134,7 +134,8 @@ IssueCycles CpuIssueCycles(const BufferSymbols& row, const CpuIssueConstants& c)
   const double ops = std::max(row.issue_float_ops, 1.0);
   IssueCycles out;
   out.compute = c.statement * row.issue_statements * std::pow(ops, c.ops_exponent) +
-                c.load * row.issue_loads + c.store * row.issue_stores +
+                c.load * row.issue_loads + c.gather_lane * row.issue_gathered_lanes +
+                c.store * row.issue_stores +
                 c.loop_iteration * row.issue_loop_iterations;
   out.memory = c.l2_miss_element * row.s5_global_elements +
                c.dram_element * row.issue_dram_elements + c.l1_line * row.issue_l1_lines +

@@ -93,6 +93,7 @@ struct BufferSymbols {
   double issue_float_ops = 0;        // float operations of one statement (per lane)
   double issue_statements = 0;       // statements executed (a vector one counts once)
   double issue_loads = 0;            // loads after hoisting and CSE (a gathered lane counts one)
+  double issue_gathered_lanes = 0;   // the lanes of those loads that are gathers (a strided vector read)
   double issue_stores = 0;           // stores left in memory (register accumulators excluded)
   double issue_loop_iterations = 0;  // iterations of the loops kept as loops
   // Cache lines the store's accesses bring into the core's L1 and L2 (the

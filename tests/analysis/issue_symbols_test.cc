@@ -153,6 +153,35 @@ TEST(IssueSymbols, UnrolledStridedTileStaysScalar) {
                                                  .stores = 4096.0 * 64 * 48 / 64});
 }
 
+// A vector loop that strides a read gathers it: depthwise 3 x 3 with stride
+// 2 (C 8, 16 x 16 -> 7 x 7), xx innermost and vectorized. out[ff, yy, xx]
+// is contiguous in xx, weight[ff, ry, rx] invariant, in[ff, yy*2+ry,
+// xx*2+rx] strided by 2: every load of it is a 7-lane gather. ry x rx
+// (9 steps) is unrolled, so M = yy: outer = 8 x 7 = 56 iterations of 9
+// statements; the input moves with yy: 9 gathers per iteration (504, of 7
+// lanes each); the weight does not: 9 loads per run of yy (72); the output
+// moves with yy: one store per iteration.
+TEST(IssueSymbols, StridedVectorReadIsAGather) {
+  const Analyzed a = Analyze("depthwise_conv2d:C=8,H=16,W=16,R=3,S=3,stride=2",
+                             "RE 2 [0,1,2,4,5,3]; AN 2 5 vectorize");
+  SCOPED_TRACE(a.program.ToString() + a.estimate.ToString(a.program));
+  ASSERT_EQ(a.estimate.symbols.rows.size(), 1u);
+  const BufferSymbols& c = a.estimate.symbols.rows[0];
+  ExpectIssueCounts(c, {.lanes = 7,
+                        .statements = 504,
+                        .loop_iterations = 56,
+                        .loads = 504.0 * 7 + 72,
+                        .stores = 56});
+  EXPECT_DOUBLE_EQ(c.issue_gathered_lanes, 504.0 * 7);
+
+  // With stride 1 the same schedule reads contiguously: no gather.
+  const Analyzed unit = Analyze("depthwise_conv2d:C=8,H=16,W=16,R=3,S=3",
+                                "RE 2 [0,1,2,4,5,3]; AN 2 5 vectorize");
+  ASSERT_EQ(unit.estimate.symbols.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(unit.estimate.symbols.rows[0].issue_gathered_lanes, 0);
+  EXPECT_GT(unit.estimate.symbols.rows[0].issue_loads, 0);
+}
+
 // Cache lines into L1 (32 KiB) for M = N = 64, K = 4096. The naive nest
 // (i, j, k) walks B[k, j] down a 4,096-long column; one run of k (a row of
 // A, a column of B, one C: 32 KiB + 4 B) does not fit, so each of the 4,096
