@@ -20,6 +20,7 @@
 #include "client/dataset_commands.h"
 #include "client/dataset_submit.h"
 #include "client/job_source_local.h"
+#include "client/calibrate_command.h"
 #include "client/pretrain_command.h"
 #include "client/records_commands.h"
 #include "client/schedule_check.h"
@@ -503,6 +504,20 @@ int main(int argc, char** argv) {
   pretrain->add_option("--epochs", pretrain_command.max_epochs, "training epochs (0: default)");
   pretrain->add_option("--out", pretrain_command.out, "also write the checkpoint to this file");
 
+  pruner::CalibrateCommand calibrate_command;
+  auto* calibrate = app.add_subcommand(
+      "calibrate", "fit the CPU draft model's device constants on a device's records and store "
+                   "them for its pruner jobs");
+  calibrate->add_option("--db", calibrate_command.db, "records database");
+  calibrate->add_option("--device", calibrate_command.device, "device key of the records")
+      ->required();
+  calibrate->add_option("--folds", calibrate_command.folds,
+                        "report the fit on held-out workloads with this many folds (1: none)")
+      ->check(CLI::Range(1, 100));
+  calibrate->add_option("--threads", calibrate_command.threads, "analysis threads (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  calibrate->add_flag("--dry-run", calibrate_command.dry_run, "report only, store nothing");
+
   pruner::AddServiceCommands(&app, &service);
 
   try {
@@ -529,6 +544,7 @@ int main(int argc, char** argv) {
   if (*records_import) return pruner::RunRecordsImport(db, path);
   if (*records_purge) return pruner::RunRecordsPurge(db, purge_worker, purge_dry_run);
   if (*pretrain) return pruner::RunPretrain(pretrain_command);
+  if (*calibrate) return pruner::RunCalibrate(calibrate_command);
   if (*dataset_collect && !collect_target.empty()) {
     return pruner::RunDatasetSubmit(
         pruner::WithEnvironmentDefaults(collect_service, [](const char* n) { return std::getenv(n); }),

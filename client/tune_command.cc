@@ -19,6 +19,7 @@
 #include "common/store/records_store.h"
 #include "common/tune/job_tasks.h"
 #include "common/measure/measurer.h"
+#include "common/tune/strategy_spec.h"
 #include "common/tune/tuning_job.h"
 #include "client/job_format.h"
 #include "server/job_info.h"
@@ -130,6 +131,12 @@ int RunTune(const TuneCommand& c) {
                 WithStableCpuKey(*device).name.c_str(), c.options.strategy.c_str(),
                 c.options.scheduler.c_str(), static_cast<long long>(c.options.trial_budget),
                 c.db.c_str());
+  }
+  bool calibrated = false;
+  job->DraftConstants(&calibrated);
+  const auto strategy = ParseStrategy(job->options().strategy);
+  if (calibrated && strategy.ok() && strategy->search == SearchMethod::kDraftVerify) {
+    std::printf("LSE drafts with the constants `pruner calibrate` stored for this device\n");
   }
   const std::atomic<bool>* stop = StopOnSignals();
   RunLimits limits;

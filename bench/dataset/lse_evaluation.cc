@@ -125,18 +125,12 @@ std::vector<IssueWorkload> IssueData(const ReplayedDataset& data, const LoweredD
       items.emplace_back(static_cast<int>(w), static_cast<int>(j));
     }
   }
-  const double units = analyzer.machine().l2_units;
   ParallelFor(static_cast<int>(items.size()), threads, [&](int i) {
     const auto [w, j] = items[i];
     const std::optional<Program>& program = lowered.programs[w][j];
     if (!program.has_value()) return;
     auto estimate = analyzer.Analyze(*program);
-    if (!estimate.ok()) return;
-    std::vector<IssueRow>& rows = out[w].schedules[j];
-    for (size_t r = 0; r < estimate->rows.size(); ++r) {
-      rows.push_back({estimate->symbols.rows[r],
-                      std::max(1.0, units * estimate->rows[r].penalties.l2_compute)});
-    }
+    if (estimate.ok()) out[w].schedules[j] = IssueRowsOf(*estimate, analyzer.machine());
   });
   return out;
 }

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bench/dataset/issue_calibration.h"
+#include "common/analysis/issue_fit.h"
 #include "bench/dataset/ranking_metrics.h"
 #include "bench/dataset/replayed_dataset.h"
 #include "common/analysis/analyzer_options.h"

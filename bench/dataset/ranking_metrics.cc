@@ -208,38 +208,4 @@ DrawStats RandomDraftBestK(const std::vector<ScoredWorkload>& workloads,
   return out;
 }
 
-namespace {
-
-std::vector<double> AverageRanks(const std::vector<double>& v) {
-  std::vector<int> idx(v.size());
-  std::iota(idx.begin(), idx.end(), 0);
-  std::sort(idx.begin(), idx.end(), [&](int a, int b) { return v[a] < v[b]; });
-  std::vector<double> rank(v.size());
-  for (size_t i = 0; i < idx.size();) {
-    size_t j = i;
-    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
-    for (size_t t = i; t <= j; ++t) rank[idx[t]] = (static_cast<double>(i) + j) / 2.0;
-    i = j + 1;
-  }
-  return rank;
-}
-
-}  // namespace
-
-double SpearmanCorrelation(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size() || a.size() < 2) return kNaN;
-  const std::vector<double> ra = AverageRanks(a), rb = AverageRanks(b);
-  const double n = static_cast<double>(a.size());
-  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n;
-  const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
-  double sab = 0, saa = 0, sbb = 0;
-  for (size_t i = 0; i < ra.size(); ++i) {
-    sab += (ra[i] - ma) * (rb[i] - mb);
-    saa += (ra[i] - ma) * (ra[i] - ma);
-    sbb += (rb[i] - mb) * (rb[i] - mb);
-  }
-  if (saa == 0 || sbb == 0) return kNaN;
-  return sab / std::sqrt(saa * sbb);
-}
-
 }  // namespace pruner::dataset

@@ -34,6 +34,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/base/rank_correlation.h"
+
 namespace pruner::dataset {
 
 // One workload as the metrics see it.
@@ -94,10 +96,7 @@ struct DrawStats {
 DrawStats RandomDraftBestK(const std::vector<ScoredWorkload>& workloads,
                            const std::vector<int>& spec_sizes, int k, int draws, uint64_t seed);
 
-// Spearman's rank correlation with ties given their average rank (NaN when
-// either side is constant or has fewer than two values). Infinite values
-// rank as the largest / smallest; NaNs are not allowed.
-double SpearmanCorrelation(const std::vector<double>& a, const std::vector<double>& b);
+// SpearmanCorrelation: common/base/rank_correlation.h.
 
 }  // namespace pruner::dataset
 

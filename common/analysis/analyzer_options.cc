@@ -1,6 +1,16 @@
 #include "common/analysis/analyzer_options.h"
 
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "common/base/absl_compat.h"
 
 namespace pruner {
 
@@ -36,12 +46,61 @@ AnalyzerOptions AnalyzerOptions::Calibrated(const CpuIssueConstants& constants) 
   return o;
 }
 
-std::string CpuIssueConstants::ToString() const {
-  return absl::StrCat("statement=", statement, " ops_exponent=", ops_exponent, " load=", load,
-                      " gather_lane=", gather_lane, " store=", store, " loop_iteration=", loop_iteration,
-                      " l2_miss_element=", l2_miss_element, " dram_element=", dram_element,
-                      " l1_line=", l1_line,
-                      " l2_line=", l2_line);
+namespace {
+
+// Every constant by name, in the order ToString and Encode write them.
+const std::vector<std::pair<const char*, double CpuIssueConstants::*>>& IssueConstantFields() {
+  using C = CpuIssueConstants;
+  static const auto* fields = new std::vector<std::pair<const char*, double C::*>>{
+      {"statement", &C::statement},       {"ops_exponent", &C::ops_exponent},
+      {"load", &C::load},                 {"gather_lane", &C::gather_lane},
+      {"store", &C::store},               {"loop_iteration", &C::loop_iteration},
+      {"l2_miss_element", &C::l2_miss_element}, {"dram_element", &C::dram_element},
+      {"l1_line", &C::l1_line},           {"l2_line", &C::l2_line},
+  };
+  return *fields;
+}
+
+// `digits` significant digits per value.
+std::string JoinFields(const CpuIssueConstants& c, int digits) {
+  std::string out;
+  for (const auto& [name, field] : IssueConstantFields()) {
+    if (!out.empty()) out += ' ';
+    absl::StrAppend(&out, name, "=", absl::StrFormat("%.*g", digits, c.*field));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string CpuIssueConstants::ToString() const { return JoinFields(*this, 6); }
+
+std::string CpuIssueConstants::Encode() const { return JoinFields(*this, 17); }
+
+absl::StatusOr<CpuIssueConstants> CpuIssueConstants::Parse(std::string_view text) {
+  CpuIssueConstants out;
+  std::set<std::string> seen;
+  for (absl::string_view pair : absl::StrSplit(ToAbsl(text), ' ', absl::SkipWhitespace())) {
+    const size_t eq = pair.find('=');
+    const std::string name(pair.substr(0, eq));
+    double value = 0;
+    if (eq == absl::string_view::npos || !absl::SimpleAtod(pair.substr(eq + 1), &value) ||
+        !std::isfinite(value) || value < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("issue constants: \"", pair, "\" is not name=value with a value >= 0"));
+    }
+    const auto& fields = IssueConstantFields();
+    const auto it = std::find_if(fields.begin(), fields.end(),
+                                 [&](const auto& f) { return name == f.first; });
+    if (it == fields.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("issue constants: unknown name \"", name, "\""));
+    }
+    if (!seen.insert(name).second) {
+      return absl::InvalidArgumentError(absl::StrCat("issue constants: \"", name, "\" given twice"));
+    }
+    out.*(it->second) = value;
+  }
+  return out;
 }
 
 AnalyzerOptions AnalyzerOptions::Without(Penalty p) const {

@@ -10,6 +10,9 @@
 
 #include <array>
 #include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
 
 namespace pruner {
 
@@ -74,7 +77,15 @@ struct CpuIssueConstants {
   double l2_line = 0;
 
   friend bool operator==(const CpuIssueConstants&, const CpuIssueConstants&) = default;
-  std::string ToString() const;  // "statement=0.3 ops_exponent=0.5 ..."
+  std::string ToString() const;  // "statement=0.3 ops_exponent=0.5 ..." (6 digits)
+  // The same names with every digit a double holds: the text a records
+  // database stores (common/tune/draft_constants.h), read back exactly by
+  // Parse.
+  std::string Encode() const;
+  // "name=value" pairs separated by spaces; names left out keep their
+  // defaults. InvalidArgument on an unknown name, a repeated one, or a
+  // value that is not a finite number >= 0.
+  static absl::StatusOr<CpuIssueConstants> Parse(std::string_view text);
 };
 
 struct AnalyzerOptions {

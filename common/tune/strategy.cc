@@ -149,9 +149,9 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
   return absl::InternalError(absl::StrCat("strategy ", options.strategy, ": no model kind"));
 }
 
-absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOptions& options,
-                                                                 const SearchTask& task,
-                                                                 CostModel* model, uint64_t seed) {
+absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(
+    const TuningOptions& options, const SearchTask& task, CostModel* model, uint64_t seed,
+    const CpuIssueConstants& draft_constants) {
   PRUNER_ASSIGN_OR_RETURN(StrategySpec strategy, ParseStrategy(options.strategy));
   if (strategy.search == SearchMethod::kRandom) {
     return std::unique_ptr<SearchPolicy>(std::make_unique<RandomSearchPolicy>(task, seed));
@@ -170,6 +170,7 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOpt
     if (options.num_iters >= 0) dv.verify_num_iters = options.num_iters;
     PRUNER_RETURN_IF_ERROR(dv.Validate());
     SymbolAnalyzerModelOptions psa;
+    psa.analyzer = AnalyzerOptions::Calibrated(draft_constants);
     psa.threads = 1;  // the loop's search runs beside timed kernels
     PRUNER_ASSIGN_OR_RETURN(auto drafter, MakeSymbolAnalyzerModel(task.device, psa));
     return std::unique_ptr<SearchPolicy>(std::make_unique<DraftVerifySearchPolicy>(

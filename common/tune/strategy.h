@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "common/analysis/analyzer_options.h"
 #include "common/model/cost_model.h"
 #include "common/search/search_policy.h"
 #include "common/store/records_store.h"
@@ -27,9 +28,11 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
                                                              const RecordsStore* store = nullptr);
 
 // The policy of one task. `model` may be nullptr when the strategy has none.
-absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(const TuningOptions& options,
-                                                                 const SearchTask& task,
-                                                                 CostModel* model, uint64_t seed);
+// `draft_constants`: the CPU issue model's constants LSE drafts with
+// (draft-then-verify strategies; draft_constants.h gives a device's).
+absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(
+    const TuningOptions& options, const SearchTask& task, CostModel* model, uint64_t seed,
+    const CpuIssueConstants& draft_constants = {});
 
 }  // namespace pruner
 

@@ -13,6 +13,7 @@
 #include "common/base/status_macros.h"
 #include "common/schedule/step.h"
 #include "common/search/task_scheduler.h"
+#include "common/tune/draft_constants.h"
 #include "common/tune/strategy.h"
 #include "nlohmann/json.hpp"
 
@@ -56,6 +57,8 @@ struct TuningJob::Impl {
   std::vector<SearchTask> tasks;
   std::vector<TaskStatus> status;
   std::unique_ptr<CostModel> model;
+  CpuIssueConstants draft_constants;  // LSE's on a CPU (draft_constants.h)
+  bool draft_constants_stored = false;
   std::vector<std::unique_ptr<SearchPolicy>> policies;
   std::unique_ptr<TaskScheduler> scheduler;
   int round_size = 0;
@@ -139,13 +142,23 @@ absl::Status TuningJob::Impl::Init() {
   auto model = MakeStrategyModel(s.options, s.device, n, s.store);
   if (!model.ok()) return model.status();
   s.model = std::move(*model);
+  // The draft's device constants: those `pruner calibrate` stored for this
+  // device, else the defaults (read again on every resume).
+  s.draft_constants_stored = false;
+  s.draft_constants = CpuIssueConstants{};
+  if (!s.device.IsGpu()) {
+    auto constants = DraftConstantsFor(s.store, s.device.name, &s.draft_constants_stored);
+    if (!constants.ok()) return constants.status();
+    s.draft_constants = *constants;
+  }
   s.policies.clear();
   s.status.clear();
   s.bests.assign(static_cast<size_t>(n), BestSoFar{});
   std::vector<double> weights, flops;
   for (int i = 0; i < n; ++i) {
     auto policy = MakeStrategyPolicy(s.options, s.tasks[i], s.model.get(),
-                                     s.options.seed * 1000003 + static_cast<uint64_t>(i));
+                                     s.options.seed * 1000003 + static_cast<uint64_t>(i),
+                                     s.draft_constants);
     if (!policy.ok()) {
       return absl::Status(policy.status().code(),
                           absl::StrCat("task ", i, " (", s.tasks[i].name, "): ",
@@ -567,6 +580,11 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
 int64_t TuningJob::id() const { return s_->job_id; }
 int64_t TuningJob::trials() const { return s_->trials; }
 const TuningOptions& TuningJob::options() const { return s_->options; }
+
+const CpuIssueConstants& TuningJob::DraftConstants(bool* stored) const {
+  if (stored != nullptr) *stored = s_->draft_constants_stored;
+  return s_->draft_constants;
+}
 std::vector<TaskStatus> TuningJob::TaskStatuses() const { return s_->status; }
 double TuningJob::EstimatedLatency() const { return s_->EstimatedLatency(); }
 

@@ -27,6 +27,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/analysis/analyzer_options.h"
 #include "common/search/search_counters.h"
 #include "common/search/search_policy.h"
 #include "common/store/records_store.h"
@@ -119,6 +120,10 @@ class TuningJob {
   int64_t id() const;
   int64_t trials() const;
   const TuningOptions& options() const;
+  // The CPU issue constants LSE drafts with on this job's device: stored by
+  // `pruner calibrate` (`*stored` true) or the defaults. Draft-then-verify
+  // strategies use them; the others ignore them.
+  const CpuIssueConstants& DraftConstants(bool* stored = nullptr) const;
   std::vector<TaskStatus> TaskStatuses() const;
   // Σ weight · best cost over tasks that have a valid result.
   double EstimatedLatency() const;

@@ -1,14 +1,15 @@
-// Fitting the CPU issue model's constants (bench/dataset/issue_calibration.h)
+// Fitting the CPU issue model's constants (common/analysis/issue_fit.h)
 // on hand-made records whose latencies follow known constants.
-#include "bench/dataset/issue_calibration.h"
+#include "common/analysis/issue_fit.h"
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 
-namespace pruner::dataset {
+namespace pruner {
 namespace {
 
 // Workloads whose measured latency is loads + 4 x loop iterations exactly,
@@ -60,5 +61,35 @@ TEST(IssueCalibrationTest, AScheduleWithoutRowsRanksLast) {
   EXPECT_TRUE(std::isinf(e[1]));
 }
 
+// The stored form of the constants (common/tune/draft_constants.h) reads
+// back exactly, and bad text is refused with the offending part named.
+TEST(IssueConstantsTextTest, EncodeParsesBackExactly) {
+  CpuIssueConstants c;
+  c.store = 1.0 / 3;
+  c.l2_miss_element = 1.0 / 24;
+  c.gather_lane = 0;
+  auto back = CpuIssueConstants::Parse(c.Encode());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, c);
+  // ToString keeps 6 digits: not exact, but it parses.
+  auto shown = CpuIssueConstants::Parse(c.ToString());
+  ASSERT_TRUE(shown.ok()) << shown.status();
+  EXPECT_NEAR(shown->store, c.store, 1e-6);
+  // Names left out keep their defaults.
+  auto partial = CpuIssueConstants::Parse("store=2  load=3");
+  ASSERT_TRUE(partial.ok()) << partial.status();
+  EXPECT_EQ(partial->store, 2);
+  EXPECT_EQ(partial->load, 3);
+  EXPECT_EQ(partial->l1_line, CpuIssueConstants{}.l1_line);
+}
+
+TEST(IssueConstantsTextTest, BadTextIsRefused) {
+  for (const char* bad : {"store", "store=x", "store=-1", "store=inf", "stor=1", "load=1 load=2"}) {
+    auto parsed = CpuIssueConstants::Parse(bad);
+    EXPECT_TRUE(absl::IsInvalidArgument(parsed.status())) << bad;
+  }
+  EXPECT_NE(CpuIssueConstants::Parse("stor=1").status().message().find("stor"), std::string::npos);
+}
+
 }  // namespace
-}  // namespace pruner::dataset
+}  // namespace pruner

@@ -10,15 +10,21 @@
 // objective, until a whole pass changes nothing. The estimate is invariant
 // to scaling all constants together, so the result is normalized to
 // load = 1 (when load is not 0) for reading.
-#ifndef PRUNER_BENCH_DATASET_ISSUE_CALIBRATION_H_
-#define PRUNER_BENCH_DATASET_ISSUE_CALIBRATION_H_
+//
+// `pruner calibrate` fits them on a records database and stores them per
+// device (common/tune/draft_constants.h); bench_dataset_metrics fits them
+// on some workloads and scores the rest.
+#ifndef PRUNER_COMMON_ANALYSIS_ISSUE_FIT_H_
+#define PRUNER_COMMON_ANALYSIS_ISSUE_FIT_H_
 
 #include <vector>
 
 #include "common/analysis/analyzer_options.h"
+#include "common/analysis/machine_params.h"
+#include "common/analysis/symbol_analyzer.h"
 #include "common/analysis/symbols.h"
 
-namespace pruner::dataset {
+namespace pruner {
 
 // One row of a schedule's symbols and the cores its parallel loops use.
 struct IssueRow {
@@ -31,6 +37,10 @@ struct IssueWorkload {
   std::vector<std::vector<IssueRow>> schedules;
   std::vector<double> latency_s;  // measured, parallel to schedules
 };
+
+// The rows of one analyzed schedule, each with the cores its parallel loops
+// keep busy (cores x P_l2,c, at least 1), as SymbolAnalyzer divides by.
+std::vector<IssueRow> IssueRowsOf(const LatencyEstimate& estimate, const MachineParams& machine);
 
 // The issue model's cycles for each schedule of `w` (+infinity: none).
 std::vector<double> IssueEstimates(const IssueWorkload& w, const CpuIssueConstants& constants);
@@ -48,6 +58,6 @@ struct IssueFit {
 IssueFit FitIssueConstants(const std::vector<IssueWorkload>& data, const std::vector<int>& which,
                            const CpuIssueConstants& start = {});
 
-}  // namespace pruner::dataset
+}  // namespace pruner
 
-#endif  // PRUNER_BENCH_DATASET_ISSUE_CALIBRATION_H_
+#endif  // PRUNER_COMMON_ANALYSIS_ISSUE_FIT_H_

@@ -1,12 +1,13 @@
-#include "bench/dataset/issue_calibration.h"
+#include "common/analysis/issue_fit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "bench/dataset/ranking_metrics.h"
+#include "common/base/rank_correlation.h"
 #include "common/analysis/symbol_analyzer.h"
 
-namespace pruner::dataset {
+namespace pruner {
 namespace {
 
 constexpr int kMaxPasses = 8;
@@ -29,6 +30,16 @@ CpuIssueConstants Normalized(CpuIssueConstants c) {
 }
 
 }  // namespace
+
+std::vector<IssueRow> IssueRowsOf(const LatencyEstimate& estimate, const MachineParams& machine) {
+  std::vector<IssueRow> rows;
+  rows.reserve(estimate.rows.size());
+  for (size_t r = 0; r < estimate.rows.size(); ++r) {
+    rows.push_back({estimate.symbols.rows[r],
+                    std::max(1.0, machine.l2_units * estimate.rows[r].penalties.l2_compute)});
+  }
+  return rows;
+}
 
 std::vector<double> IssueEstimates(const IssueWorkload& w, const CpuIssueConstants& constants) {
   std::vector<double> out;
@@ -95,4 +106,4 @@ IssueFit FitIssueConstants(const std::vector<IssueWorkload>& data, const std::ve
   return fit;
 }
 
-}  // namespace pruner::dataset
+}  // namespace pruner
