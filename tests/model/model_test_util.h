@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "common/base/rank_correlation.h"
 #include "common/model/packed_rows.h"
 
 namespace pruner::testing {
@@ -57,23 +58,9 @@ inline double Pearson(const std::vector<double>& a, const std::vector<double>& b
   return sab / std::sqrt(saa * sbb);
 }
 
-// Ranks with ties averaged.
-inline std::vector<double> Ranks(const std::vector<double>& v) {
-  std::vector<int> idx(v.size());
-  std::iota(idx.begin(), idx.end(), 0);
-  std::sort(idx.begin(), idx.end(), [&](int a, int b) { return v[a] < v[b]; });
-  std::vector<double> rank(v.size());
-  for (size_t i = 0; i < idx.size();) {
-    size_t j = i;
-    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
-    for (size_t k = i; k <= j; ++k) rank[idx[k]] = (i + j) / 2.0;
-    i = j + 1;
-  }
-  return rank;
-}
-
+// Spearman's rho (ties averaged): the engine's (common/base/rank_correlation.h).
 inline double Spearman(const std::vector<double>& a, const std::vector<double>& b) {
-  return Pearson(Ranks(a), Ranks(b));
+  return SpearmanCorrelation(a, b);
 }
 
 // Fraction of pairs with different truths that `pred` orders like `truth`.
