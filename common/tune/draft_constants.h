@@ -55,7 +55,9 @@ struct DraftCalibration {
   int64_t schedules = 0;
   int workloads = 0;
   int64_t busy = 0;     // ok records measured on a busy host: left out
-  int64_t skipped = 0;  // schedules that no longer replay, or did not lower
+  // Schedules that no longer replay (left out) or do not lower (ranked
+  // last, as IssueEstimates ranks a schedule without rows).
+  int64_t skipped = 0;
   CpuIssueConstants before;  // what the device's draft used (stored or defaults)
   bool before_stored = false;
   double before_rho = 0;     // mean per-workload Spearman of `before`
