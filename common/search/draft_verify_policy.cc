@@ -86,7 +86,7 @@ absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::SearchOneRound(int n
                                       *drafter_, excluded, rng_, &draft_counters);
     if (!drafted.ok()) return drafted.status();
     draft_.clear();
-    for (ScoredState& s : *drafted) draft_.push_back(std::move(s.state));
+    draft_ = std::move(*drafted);
     last_round_.drafted = true;
     last_round_.drafter_scored = draft_counters.predicted_states;
     counters_ += draft_counters;
@@ -95,7 +95,9 @@ absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::SearchOneRound(int n
   last_round_.draft = static_cast<int>(draft_.size());
 
   // 3. The verify population: draft, sample, best measured.
-  std::vector<State> population = draft_;
+  std::vector<State> population;
+  population.reserve(draft_.size() + sample.states.size());
+  for (const ScoredState& s : draft_) population.push_back(s.state);
   population.insert(population.end(), sample.states.begin(), sample.states.end());
   const size_t num_seeds = std::min(
       measured_.num_ok(),
@@ -116,7 +118,13 @@ absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::SearchOneRound(int n
   }
   last_round_.random_pool = static_cast<int>(random_pool.size());
 
-  // 5. Verify: the verifier's best unmeasured states.
+  // 5. Verify: the verifier's best unmeasured states. A task nothing of
+  //    which was measured yet may take the draft's best instead.
+  if (options_.cold_task_picks_drafts && measured_.num_ok() == 0 && !draft_.empty()) {
+    last_round_.best_found = static_cast<int>(draft_.size());
+    return PickStatesWithEpsGreedy(draft_, random_pool, n, num_random, &measured_,
+                                   &last_round_.picks);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   EvolutionParams params;
   params.population = options_.population;

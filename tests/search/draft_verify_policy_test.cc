@@ -35,6 +35,7 @@ TEST(DraftVerifyOptionsTest, DefaultsArePrunersAndBadValuesAreRefused) {
   EXPECT_EQ(o.draft_every, 2);
   EXPECT_EQ(o.verify_num_iters, 1);
   EXPECT_EQ(o.use_measured_ratio, 0.1);
+  EXPECT_TRUE(o.cold_task_picks_drafts);  // our departure (draft_verify_policy.h)
   EXPECT_TRUE(o.Validate().ok());
   DraftVerifyOptions bad = o;
   bad.draft_every = 0;
@@ -52,6 +53,7 @@ TEST(DraftVerifyPolicyTest, PicksComeFromTheDraftWhenTheVerifierCannotTell) {
   ConstantModel verifier(1.0);
   DraftVerifyOptions options = SmallOptions();
   options.eps_greedy = 0;
+  options.cold_task_picks_drafts = false;  // the public code's first round
   DraftVerifySearchPolicy policy(task, &drafter, &verifier, options, 7);
   auto picks = policy.Propose(8);
   ASSERT_TRUE(picks.ok()) << picks.status();
@@ -74,6 +76,43 @@ TEST(DraftVerifyPolicyTest, PicksComeFromTheDraftWhenTheVerifierCannotTell) {
   for (const State& s : *random_like) other += drafter.Score(s);
   other /= static_cast<double>(random_like->size());
   EXPECT_GT(picked, other) << "drafting with the oracle should pick states the oracle likes";
+}
+
+TEST(DraftVerifyPolicyTest, ATaskWithNothingMeasuredTakesTheDraftsBest) {
+  const SearchTask task = MakeTask("matmul:M=64,K=64,N=64", "cpu");
+  OracleModel drafter(task.device);
+  ConstantModel verifier(1.0);
+  DraftVerifyOptions options = SmallOptions();
+  options.eps_greedy = 0;
+  options.sketch.seed_schedules = false;  // they would lead round 1's picks
+  DraftVerifySearchPolicy policy(task, &drafter, &verifier, options, 5);
+
+  // Round 1: the verifier is not asked, and the picks are the draft's best
+  // by the drafter's own scores, best first.
+  auto picks = policy.Propose(6);
+  ASSERT_TRUE(picks.ok()) << picks.status();
+  ASSERT_EQ(picks->size(), 6u);
+  EXPECT_EQ(verifier.predict_calls(), 0);
+  EXPECT_EQ(policy.LastDraftVerifyRound()->verifier_scored, 0);
+  EXPECT_EQ(policy.LastDraftVerifyRound()->draft, 24);
+  for (size_t i = 1; i < picks->size(); ++i) {
+    EXPECT_GE(drafter.Score((*picks)[i - 1]), drafter.Score((*picks)[i])) << "pick " << i;
+  }
+
+  // Failed measurements leave the task cold: round 2 is drafted picks again.
+  std::vector<MeasuredState> failed;
+  for (const State& s : *picks) failed.push_back(Measured(s, task, 0, false));
+  policy.Record(failed);
+  auto second = policy.Propose(6);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(verifier.predict_calls(), 0);
+
+  // One successful measurement and the verifier ranks from then on.
+  policy.Record({Measured((*second)[0], task, 1e-3, true)});
+  auto third = policy.Propose(6);
+  ASSERT_TRUE(third.ok()) << third.status();
+  EXPECT_GT(verifier.predict_calls(), 0);
+  EXPECT_GT(policy.LastDraftVerifyRound()->verifier_scored, 0);
 }
 
 TEST(DraftVerifyPolicyTest, RedraftsEverySecondRoundAndNeverProposesTwice) {
