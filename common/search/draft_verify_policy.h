@@ -26,11 +26,14 @@
 // one verifier over all tasks, so a task's first round is ranked by a model
 // trained only on the other tasks' records, and it measures the drafter's
 // best only in the job's very first round (an untrained model scores 0,
-// spec §5.4). Here every task whose states have never measured ok takes
-// the draft's best, the drafter's order, in place of step 5. On six network
-// tasks on the 2-thread EPYC the warm-up rounds (one per task, 3 seeds)
-// reached ansor-xgb's in 15 of 18 against 7 of 18 (pruner) and 15 against
-// 12 (moa-pruner): bench/README.md, "Cold tasks take the draft's best".
+// spec §5.4). With the option, every task whose states have never measured
+// ok takes the draft's best, the drafter's order, in place of step 5. On
+// six network tasks on the 2-thread EPYC, pruner's warm-up rounds (one per
+// task, 3 seeds) reached ansor-xgb's in 15 of 18 against 8 of 18, and the
+// six-task objective after them fell in every seed; for moa-pruner, whose
+// verifier is pretrained on another CPU, it rose in two seeds of three, so
+// strategies with a pretrained verifier keep step 5 (strategy.cc).
+// bench/README.md, "Cold tasks take the draft's best".
 //
 // Both models are shared, not owned. The tuning loop trains the verifier;
 // the drafter's Update is never called here.
@@ -88,6 +91,7 @@ class DraftVerifySearchPolicy : public SketchSearchPolicy {
                           CostModel* verifier, DraftVerifyOptions options, uint64_t seed);
 
   std::string Name() const override { return "draft-verify"; }
+  const DraftVerifyOptions& options() const { return options_; }
 
   std::optional<DraftVerifyRoundStats> LastDraftVerifyRound() const override {
     return last_round_;

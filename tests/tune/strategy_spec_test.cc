@@ -6,6 +6,7 @@
 
 #include "common/ir/ops.h"
 #include "common/model/cost_model.h"
+#include "common/search/draft_verify_policy.h"
 #include "common/search/evolutionary_policy.h"
 #include "common/tune/strategy.h"
 #include "common/tune/tuning_options.h"
@@ -85,6 +86,29 @@ TEST(StrategySpecTest, EvolutionGenerationsComeFromTheStrategy) {
   EXPECT_EQ(generations("ansor-random", -1), 2);
   EXPECT_EQ(generations("ansor-xgb", -1), 4);
   EXPECT_EQ(generations("ansor-random", 3), 3);
+}
+
+// A task with nothing measured takes the draft's best unless the verifier
+// was pretrained on another device (draft_verify_policy.h says why).
+TEST(StrategySpecTest, OnlyAFreshVerifierLeavesColdTasksToTheDraft) {
+  SearchTask task = OperatorTask("relu:shape=8");
+  task.device = testing::PinnedEpycCpu();
+  // MakeStrategyPolicy reads the strategy, not the model's kind: any model
+  // stands in for PaCM here.
+  auto model = MakeRandomModel(1);
+  auto cold_picks_drafts = [&](const char* strategy) {
+    TuningOptions options;
+    options.strategy = strategy;
+    auto policy = MakeStrategyPolicy(options, task, model.get(), 1);
+    EXPECT_TRUE(policy.ok()) << policy.status();
+    const auto* dv = dynamic_cast<const DraftVerifySearchPolicy*>(policy->get());
+    EXPECT_NE(dv, nullptr) << strategy;
+    return dv != nullptr && dv->options().cold_task_picks_drafts;
+  };
+  EXPECT_TRUE(cold_picks_drafts("pruner"));
+  EXPECT_TRUE(cold_picks_drafts("lse-xgb"));
+  EXPECT_FALSE(cold_picks_drafts("moa-pruner"));
+  EXPECT_FALSE(cold_picks_drafts("pruner-offline"));
 }
 
 }  // namespace
