@@ -485,17 +485,26 @@ int Main(int argc, char** argv) {
     }
     return "na";
   };
+  // The geometric mean of each run's floor (its warm-up's end / the ansor
+  // run's time): the time ratio it would have had had it reached the target
+  // the moment every workload had a measurement.
+  auto floor_field = [&](const std::string& strategy) -> std::string {
+    const RatioMeans m = GeoMeanRatios(summary, strategy);
+    return m.floor_ratio > 0 ? absl::StrFormat("%.3f", m.floor_ratio) : "na";
+  };
   std::printf("RESULT search_efficiency pruner_time_to_ansor_best=%s "
               "moa_pruner_time_to_ansor_best=%s pruner_scored_per_round=%s "
               "ansor_scored_per_round=%s wall_s=%.0f pruner_trials_to_ansor_best=%s "
               "moa_pruner_trials_to_ansor_best=%s lse_xgb_time_to_ansor_best=%s "
-              "autotvm_time_to_ansor_best=%s tlp_time_to_ansor_best=%s seeds=%zu load=%.2f\n",
+              "autotvm_time_to_ansor_best=%s tlp_time_to_ansor_best=%s seeds=%zu load=%.2f "
+              "pruner_time_floor=%s moa_pruner_time_floor=%s\n",
               ratio_field("pruner", false).c_str(), ratio_field("moa-pruner", false).c_str(),
               scored("pruner").c_str(), scored("ansor-xgb").c_str(), Since(t_start),
               ratio_field("pruner", true).c_str(), ratio_field("moa-pruner", true).c_str(),
               ratio_field("lse-xgb", false).c_str(), ratio_field("autotvm", false).c_str(),
               ratio_field("ansor-tlp", false).c_str(), opt.seeds.size(),
-              std::max(load_start, LoadAverage()));
+              std::max(load_start, LoadAverage()), floor_field("pruner").c_str(),
+              floor_field("moa-pruner").c_str());
   for (const RunTrace& r : runs) {
     if (!r.ok) return 1;
   }

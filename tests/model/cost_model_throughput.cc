@@ -2,6 +2,7 @@
 // hand): Update time on N records with the synthetic cost of
 // schedule_dataset.h, and Predict throughput on a search-sized batch.
 //   build/tests/model/cost_model_throughput [--op SPEC] [--records N] [--batch B] [--threads T]
+//       [--torch-threads T]   (PaCM's LibTorch threads; 0 = 1)
 // Prints one "RESULT" line per model; PaCM's line also gives the network's
 // share of Predict (scoring already featurized states).
 #include <chrono>
@@ -29,9 +30,10 @@ double Since(std::chrono::steady_clock::time_point start) {
 
 // PaCM in online mode (§5.4's schedule: a fresh network, up to 50 epochs).
 int RunPaCM(const DeviceProfile& device, const std::vector<MeasuredState>& records,
-            const std::vector<State>& probe, int threads) {
+            const std::vector<State>& probe, int threads, int torch_threads) {
   PaCMModelOptions options;
   options.featurize_threads = threads;
+  options.training.num_threads = torch_threads;
   auto model = MakePaCMModel(device, options);
   auto start = std::chrono::steady_clock::now();
   if (absl::Status s = model->Update(records); !s.ok()) {
@@ -64,11 +66,11 @@ int RunPaCM(const DeviceProfile& device, const std::vector<MeasuredState>& recor
             << records.size() << "=" << update_s << " fit_s=" << model->last_fit()->seconds
             << " fit_epochs=" << model->last_fit()->iterations
             << " network_states_per_s=" << n / score_s << " predict_batch=" << n
-            << " featurize_threads=" << threads << "\n";
+            << " featurize_threads=" << threads << " torch_threads=" << torch_threads << "\n";
   return 0;
 }
 
-int Run(const std::string& spec, int num_records, int batch, int threads) {
+int Run(const std::string& spec, int num_records, int batch, int threads, int torch_threads) {
   auto device = GetDeviceProfile("cpu");
   auto built = BuildOperator(spec);
   if (!device.ok() || !built.ok()) {
@@ -122,7 +124,7 @@ int Run(const std::string& spec, int num_records, int batch, int threads) {
               << " predict_s=" << predict_s << " states_per_s=" << batch / predict_s
               << " featurize_threads=" << threads << "\n";
   }
-  return RunPaCM(*device, records, probe, threads);
+  return RunPaCM(*device, records, probe, threads, torch_threads);
 }
 
 }  // namespace
@@ -130,12 +132,13 @@ int Run(const std::string& spec, int num_records, int batch, int threads) {
 
 int main(int argc, char** argv) {
   std::string spec = "matmul:M=256,K=256,N=256";
-  int records = 1000, batch = 2048, threads = 0;
+  int records = 1000, batch = 2048, threads = 0, torch_threads = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--op")) spec = argv[i + 1];
     else if (!std::strcmp(argv[i], "--records")) records = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--batch")) batch = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--torch-threads")) torch_threads = std::atoi(argv[i + 1]);
   }
-  return pruner::Run(spec, records, batch, threads);
+  return pruner::Run(spec, records, batch, threads, torch_threads);
 }
