@@ -73,6 +73,7 @@
 #include "bench/search_efficiency/run_trace_json.h"
 #include "bench/search_efficiency/tuning_run.h"
 #include "bench/search_efficiency/workload_set.h"
+#include "common/codegen/cpu_runtime.h"
 #include "common/device/device_profile.h"
 #include "common/store/records_store.h"
 
@@ -418,8 +419,13 @@ int Main(int argc, char** argv) {
   const double tuning_s = Since(t_start);
 
   // ---- Phase 2: re-measure (OpenMP in this thread; nothing forks a sandbox
-  // after this).
+  // after this). With the tuners' kernel threads: g++ kernels read OpenMP's
+  // setting, LLVM kernels (the default backend) their runtime's pool, which
+  // otherwise takes every hardware thread. Until 2026-12-03 only OpenMP's was
+  // set, so on the 2-thread EPYC every schedule with a parallel loop was
+  // re-measured on 2 threads after being tuned on 1 (bench/README.md).
   omp_set_num_threads(opt.run.threads);
+  SetCpuRuntimeThreads(opt.run.threads);
   const KeptImprovements kept =
       ChooseImprovements(*tasks, runs, opt.remeasure_per_run, "ansor-xgb");
   const std::vector<std::vector<std::string>> wanted =
@@ -428,7 +434,8 @@ int Main(int argc, char** argv) {
   RemeasureSettings rs;
   rs.rounds = opt.remeasure_rounds;
   std::printf("re-measuring in process, %d interleaved rounds per workload, %d kernel thread(s) "
-              "(%s)\n", rs.rounds, opt.run.threads, Uptime().c_str());
+              "(OpenMP %d, LLVM runtime %d; %s)\n", rs.rounds, opt.run.threads,
+              omp_get_max_threads(), CpuRuntimeThreads(), Uptime().c_str());
   for (size_t t = 0; t < tasks->size(); ++t) {
     const auto t0 = Clock::now();
     auto w = MakeTaskWorkload((*tasks)[t]);
