@@ -75,6 +75,12 @@ RunTrace RunStrategy(RecordsStore* store, Measurer* measurer, const std::vector<
   RunLimits limits;
   limits.stop = stop;
   const std::string tag = absl::StrCat(options.strategy, "/", options.seed);
+  if (verbose) {
+    const DeviceProfile& searched = (*job)->SearchDevice();
+    std::printf("  %-16s searches for %d of %d hardware threads (%.0f of %.0f GFLOP/s)\n",
+                tag.c_str(), searched.num_cores, device.num_cores, searched.peak_gflops,
+                device.peak_gflops);
+  }
   absl::Status status = (*job)->Run(
       [&](const RoundReport& r) {
         RoundPoint p;

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/clock.h"
+#include "common/device/thread_limit.h"
 #include "common/base/status_macros.h"
 #include "common/schedule/step.h"
 #include "common/search/task_scheduler.h"
@@ -206,7 +207,7 @@ absl::StatusOr<std::unique_ptr<TuningJob>> TuningJob::Create(RecordsStore* store
     if (t.weight <= 0) {
       return absl::InvalidArgumentError(absl::StrCat("task ", t.name, ": weight must be positive"));
     }
-    t.device = device;
+    t.device = WithThreadLimit(device, options.measure.num_threads);
     if (t.workload_key.empty()) t.workload_key = t.dag->WorkloadKey();
   }
   s->tasks = std::move(tasks);
@@ -258,7 +259,7 @@ absl::StatusOr<std::unique_ptr<TuningJob>> TuningJob::Resume(RecordsStore* store
     task.name = t.name;
     task.dag = std::make_shared<const ComputeDag>(std::move(*dag));
     task.workload_key = t.workload_key;
-    task.device = s->device;
+    task.device = WithThreadLimit(s->device, s->options.measure.num_threads);
     task.weight = t.weight;
     s->tasks.push_back(std::move(task));
   }
@@ -580,6 +581,7 @@ absl::Status TuningJob::Run(const std::function<void(const RoundReport&)>& on_ro
 int64_t TuningJob::id() const { return s_->job_id; }
 int64_t TuningJob::trials() const { return s_->trials; }
 const TuningOptions& TuningJob::options() const { return s_->options; }
+const DeviceProfile& TuningJob::SearchDevice() const { return s_->tasks.front().device; }
 
 const CpuIssueConstants& TuningJob::DraftConstants(bool* stored) const {
   if (stored != nullptr) *stored = s_->draft_constants_stored;

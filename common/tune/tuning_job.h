@@ -120,6 +120,10 @@ class TuningJob {
   int64_t id() const;
   int64_t trials() const;
   const TuningOptions& options() const;
+  // The device its searches draft and generate sketches for: the job's
+  // device limited to the kernels' threads (WithThreadLimit with
+  // measure.num_threads); records stay keyed by the job's device.
+  const DeviceProfile& SearchDevice() const;
   // The CPU issue constants LSE drafts with on this job's device: stored by
   // `pruner calibrate` (`*stored` true) or the defaults. Draft-then-verify
   // strategies use them; the others ignore them.

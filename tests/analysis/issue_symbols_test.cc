@@ -6,6 +6,7 @@
 
 #include "common/analysis/symbol_analyzer.h"
 #include "common/analysis/symbols.h"
+#include "common/device/thread_limit.h"
 #include "gtest/gtest.h"
 #include "tests/analysis/analysis_test_util.h"
 #include "tests/lower/lower_test_util.h"
@@ -134,6 +135,28 @@ TEST(IssueSymbols, UnrolledContiguousTileIsSlpVectorized) {
                                                  .loop_iterations = 4096,
                                                  .loads = 4096.0 * 4 + 4096.0 * 2,
                                                  .stores = 512.0 * 8});
+}
+
+// A parallel loop divides the row's cycles over the cores its kernel runs
+// on: all 8 of the hand CPU, none once the device is limited to the one
+// thread the kernels get (WithThreadLimit), where the parallel schedule and
+// the same one run serially are predicted alike.
+TEST(IssueSymbols, ParallelLoopsAreCreditedOnlyWithTheThreadsKernelsGet) {
+  const std::string serial =
+      "SP 2 0 64 [1,1,4]; SP 2 4 64 [1,1,16]; SP 2 8 64 [8]; RE 2 [0,4,1,5,8,2,6,9,3,7]; "
+      "PR 2 0 auto_unroll_max_step$64";
+  const AnalyzerOptions options = AnalyzerOptions::Calibrated();
+  const DeviceProfile all = testing::HandCpu();
+  const DeviceProfile one = WithThreadLimit(all, 1);
+  ASSERT_EQ(one.num_cores, 1);
+  const std::string spec = "matmul:M=64,K=64,N=64";
+  const double parallel_all = testing::AnalyzeSteps(spec, kScalarTileSteps, all, options).estimate.latency_s;
+  const double serial_all = testing::AnalyzeSteps(spec, serial, all, options).estimate.latency_s;
+  const double parallel_one = testing::AnalyzeSteps(spec, kScalarTileSteps, one, options).estimate.latency_s;
+  const double serial_one = testing::AnalyzeSteps(spec, serial, one, options).estimate.latency_s;
+  EXPECT_NEAR(serial_all / parallel_all, 8, 1e-9);  // 16 parallel tasks on 8 cores
+  EXPECT_NEAR(serial_one / parallel_one, 1, 1e-9);
+  EXPECT_NEAR(serial_one, serial_all, 1e-12);  // one core was all a serial nest used anyway
 }
 
 // The same tile with i.3 innermost: it strides C by a row, so nothing is

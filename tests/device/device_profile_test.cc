@@ -1,5 +1,6 @@
 // Built-in profiles, name lookup, compatibility checks and filling in.
 #include "common/device/device_profile.h"
+#include "common/device/thread_limit.h"
 
 #include <string>
 
@@ -231,6 +232,33 @@ TEST(CheckCompatibleTest, CpuCoreCounts) {
   EXPECT_NE(s.message().find("core count 3"), std::string::npos) << s;
   reported.num_cores = 17;
   EXPECT_FALSE(CheckCompatible(reported, builtin).ok());
+}
+
+TEST(WithThreadLimitTest, KeepsTheThreadsKernelsRunOnAndTheName) {
+  DeviceProfile cpu = MustGet("cpu");
+  cpu.name = "cpu-test-8t-avx2";
+  cpu.num_cores = 8;
+  cpu.physical_cores = 4;
+  cpu.peak_gflops = 800;
+  cpu.mem_bandwidth_gbps = 40;
+  const DeviceProfile two = WithThreadLimit(cpu, 2);
+  EXPECT_EQ(two.name, cpu.name);
+  EXPECT_EQ(two.num_cores, 2);
+  EXPECT_EQ(two.physical_cores, 2);
+  EXPECT_DOUBLE_EQ(two.peak_gflops, 200);
+  EXPECT_DOUBLE_EQ(two.mem_bandwidth_gbps, 40);
+  const DeviceProfile six = WithThreadLimit(cpu, 6);
+  EXPECT_EQ(six.num_cores, 6);
+  EXPECT_EQ(six.physical_cores, 4);  // never more than it had
+  EXPECT_DOUBLE_EQ(six.peak_gflops, 600);
+  for (int threads : {0, -1, 8, 16}) {  // all threads, or more than there are
+    const DeviceProfile same = WithThreadLimit(cpu, threads);
+    EXPECT_EQ(same.num_cores, 8) << threads;
+    EXPECT_DOUBLE_EQ(same.peak_gflops, 800) << threads;
+  }
+  const DeviceProfile gpu = WithThreadLimit(MustGet("a100"), 1);
+  EXPECT_EQ(gpu.sm_count, MustGet("a100").sm_count);
+  EXPECT_DOUBLE_EQ(gpu.peak_gflops, MustGet("a100").peak_gflops);
 }
 
 TEST(FillUnknownFieldsTest, ReportedValuesWinAndGapsAreFilled) {

@@ -331,6 +331,42 @@ TEST(TuningJobTest, MtlTlpTrainsItsSecondHeadOnAnotherDevicesRecords) {
   EXPECT_FALSE(refused.ok());
 }
 
+// A job whose kernels run on fewer threads than the device has drafts and
+// generates sketches for those threads alone, before and after a resume;
+// records stay under the device's own key.
+TEST(TuningJobTest, SearchesForTheThreadsItsKernelsRunOn) {
+  auto store = RecordsStore::Open(":memory:");
+  ASSERT_TRUE(store.ok()) << store.status();
+  DeviceProfile four = LocalCpu();
+  four.name = "cpu-test-4t";
+  four.num_cores = 4;
+  four.physical_cores = 4;
+  four.peak_gflops = 400;
+  TuningOptions options = QuickOptions("random", 4, 2);
+  options.measure.num_threads = 1;
+  auto measurer = MakeLocalMeasurer(options.measure);
+  auto job = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), four, options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ((*job)->SearchDevice().name, "cpu-test-4t");
+  EXPECT_EQ((*job)->SearchDevice().num_cores, 1);
+  EXPECT_DOUBLE_EQ((*job)->SearchDevice().peak_gflops, 100);
+  auto resumed = TuningJob::Resume(store->get(), measurer.get(), (*job)->id());
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ((*resumed)->SearchDevice().num_cores, 1);
+  ASSERT_TRUE((*resumed)->Run().ok());
+  auto records = (*store)->JobRecords((*job)->id());
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 4u);
+  auto best = (*store)->BestRecord((*job)->TaskStatuses()[0].workload_key, "cpu-test-4t");
+  EXPECT_TRUE(best.ok()) << best.status();
+
+  options.measure.num_threads = 0;  // every hardware thread
+  auto all = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), four, options);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ((*all)->SearchDevice().num_cores, 4);
+  EXPECT_DOUBLE_EQ((*all)->SearchDevice().peak_gflops, 400);
+}
+
 TEST(TuningJobTest, BadInputIsRefusedWithAReason) {
   auto store = RecordsStore::Open(":memory:");
   ASSERT_TRUE(store.ok());
