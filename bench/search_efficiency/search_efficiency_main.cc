@@ -370,9 +370,11 @@ int Main(int argc, char** argv) {
       if (!pretrained.ok) std::printf("  MoA source failed: %s\n", pretrained.error.c_str());
       std::printf("  (%s)\n\n", Uptime().c_str());
     }
-    for (size_t si = 0; si < opt.seeds.size() && !g_stop.load(); ++si) {
+    // After a stop, the saved runs are still read back (so every seed whose
+    // runs were all kept is judged), but nothing more is tuned.
+    for (size_t si = 0; si < opt.seeds.size(); ++si) {
       const uint64_t seed = opt.seeds[si];
-      for (size_t k = 0; k < opt.strategies.size() && !g_stop.load(); ++k) {
+      for (size_t k = 0; k < opt.strategies.size(); ++k) {
         const std::string& strategy = opt.strategies[(k + si) % opt.strategies.size()];
         if (auto it = saved.find({strategy, seed}); it != saved.end()) {
           runs.push_back(it->second);
@@ -381,6 +383,7 @@ int Main(int argc, char** argv) {
                       static_cast<long long>(it->second.trials), it->second.wall_s);
           continue;
         }
+        if (g_stop.load()) continue;
         if (strategy == "moa-pruner" && !pretrained.ok) continue;
         auto store = RecordsStore::Open(absl::StrCat(dir, "/", strategy, "_", seed, ".db"));
         if (!store.ok()) {
@@ -402,15 +405,22 @@ int Main(int argc, char** argv) {
                     static_cast<unsigned long long>(seed), Uptime().c_str());
         const TuningOptions options =
             MakeRunOptions(opt.run, strategy, seed, strategy == "moa-pruner" ? source.name : "");
-        runs.push_back(RunStrategy(store->get(), native_measurer.get(), *tasks, native, options,
-                                   &g_stop, opt.verbose));
-        const RunTrace& r = runs.back();
-        if (r.ok && !g_stop.load() && !opt.state_dir.empty()) SaveRun(opt, r);
+        RunTrace r = RunStrategy(store->get(), native_measurer.get(), *tasks, native, options,
+                                 &g_stop, opt.verbose);
         if (!r.ok) std::printf("  %s seed %llu failed: %s\n", strategy.c_str(),
                                static_cast<unsigned long long>(seed), r.error.c_str());
         std::printf("  %s seed %llu: %lld trials in %.1f s\n\n", strategy.c_str(),
                     static_cast<unsigned long long>(seed), static_cast<long long>(r.trials),
                     r.wall_s);
+        if (g_stop.load() && r.trials < opt.run.trials) {
+          // Cut short: its budget was not spent, so judging it would count
+          // the stop as the strategy's failure.
+          std::printf("  %s seed %llu was stopped: not kept, not judged\n\n", strategy.c_str(),
+                      static_cast<unsigned long long>(seed));
+          continue;
+        }
+        if (r.ok && !opt.state_dir.empty()) SaveRun(opt, r);
+        runs.push_back(std::move(r));
       }
     }
   }

@@ -57,6 +57,7 @@ const std::vector<std::pair<const char*, double CpuIssueConstants::*>>& IssueCon
       {"store", &C::store},               {"loop_iteration", &C::loop_iteration},
       {"l2_miss_element", &C::l2_miss_element}, {"dram_element", &C::dram_element},
       {"l1_line", &C::l1_line},           {"l2_line", &C::l2_line},
+      {"chain_step", &C::chain_step},
   };
   return *fields;
 }

@@ -75,6 +75,12 @@ struct CpuIssueConstants {
   double dram_element = 1;
   double l1_line = 1;
   double l2_line = 0;
+  // Cycles per step of an update's accumulator chains (issue_chain_steps).
+  // 0: on the random-schedule datasets it buys nothing (fits choose 0-1 on
+  // the EPYC, ~0.03 on the Xeon, held-out rho unchanged), though tuned
+  // convolutions rank better with it (bench/README.md, "LSE's blind spot:
+  // accumulator chains"). `pruner calibrate` fits it per device.
+  double chain_step = 0;
 
   friend bool operator==(const CpuIssueConstants&, const CpuIssueConstants&) = default;
   std::string ToString() const;  // "statement=0.3 ops_exponent=0.5 ..." (6 digits)

@@ -59,6 +59,15 @@
 //     the vector registers: then the share that does not fit spills, a
 //     store per statement x (accumulators - registers) / accumulators.
 //   loop iterations = Outer.
+//   chain steps: an update (D = D + ..., the value reads D) adds each
+//     statement to an accumulator, so the updates of one accumulator run
+//     one after another, an FMA latency apart, unless other accumulators'
+//     updates come between them: statements / (the accumulators of the
+//     body's loops inside its innermost reduction loop; all the body's
+//     accumulators when no reduction loop is in the body). A body that
+//     sums a 3x3 window into one vector before it moves to the next
+//     (14 accumulators, each updated 36 times in a row) is bound by that
+//     latency however few loads it issues.
 //   l1 / l2 lines: the S5 capacity model at the L1 and at the L2 capacity,
 //     in cache lines (CacheLines).
 //   dram elements: the S5 capacity model at the shared L3's capacity (all
@@ -191,6 +200,23 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   // Accumulators past the register file spill: the share of them that does
   // not fit is stored (and reloaded) by every statement.
   const double registers = machine.register_capacity / machine.l1_width;
+  // An update (D = D + ...) chains; a store recomputed under a loop that
+  // does not move it (a pad stage at its consumer's reduction) does not.
+  // The body is emitted in loop order, so what separates two updates of one
+  // accumulator is the accumulators of the loops inside the body's
+  // innermost reduction loop (all of them without one).
+  const bool accumulates = groups.front().type == AccessType::kReadWrite;
+  int innermost_reduction = m;
+  for (int l = m + 1; l < n; ++l) {
+    if (l != vec && !accesses.Uses(groups.front(), loops[l].var)) innermost_reduction = l;
+  }
+  double interleaved = 1;
+  for (int l = innermost_reduction + 1; l < n; ++l) {
+    if (l != vec && accesses.Uses(groups.front(), loops[l].var)) {
+      interleaved *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
+    }
+  }
+  s->issue_chain_steps = accumulates ? s->issue_statements / interleaved : 0;
   s->issue_stores = accumulators <= registers
                         ? loads_of(groups.front())
                         : std::max(loads_of(groups.front()),

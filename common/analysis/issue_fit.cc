@@ -19,7 +19,8 @@ std::vector<double CpuIssueConstants::*> ScaleConstants() {
           &CpuIssueConstants::gather_lane, &CpuIssueConstants::store,
           &CpuIssueConstants::loop_iteration, &CpuIssueConstants::l2_miss_element,
           &CpuIssueConstants::dram_element,
-          &CpuIssueConstants::l1_line, &CpuIssueConstants::l2_line};
+          &CpuIssueConstants::l1_line, &CpuIssueConstants::l2_line,
+          &CpuIssueConstants::chain_step};
 }
 
 CpuIssueConstants Normalized(CpuIssueConstants c) {

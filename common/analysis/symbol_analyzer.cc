@@ -136,7 +136,8 @@ IssueCycles CpuIssueCycles(const BufferSymbols& row, const CpuIssueConstants& c)
   out.compute = c.statement * row.issue_statements * std::pow(ops, c.ops_exponent) +
                 c.load * row.issue_loads + c.gather_lane * row.issue_gathered_lanes +
                 c.store * row.issue_stores +
-                c.loop_iteration * row.issue_loop_iterations;
+                c.loop_iteration * row.issue_loop_iterations +
+                c.chain_step * row.issue_chain_steps;
   out.memory = c.l2_miss_element * row.s5_global_elements +
                c.dram_element * row.issue_dram_elements + c.l1_line * row.issue_l1_lines +
                c.l2_line * row.issue_l2_lines;

@@ -96,6 +96,12 @@ struct BufferSymbols {
   double issue_gathered_lanes = 0;   // the lanes of those loads that are gathers (a strided vector read)
   double issue_stores = 0;           // stores left in memory (register accumulators excluded)
   double issue_loop_iterations = 0;  // iterations of the loops kept as loops
+  // Statements that wait for the one before: an update's (D = D + ...)
+  // statements over the accumulators its unrolled body interleaves (those
+  // of the loops inside the body's innermost reduction loop), the steps of
+  // its FMA dependency chains. 0 for a store that does not read its
+  // destination.
+  double issue_chain_steps = 0;
   // Cache lines the store's accesses bring into the core's L1 and L2 (the
   // capacity model of S5 at each cache, cache_traffic.h), a region counting
   // one line per contiguous run shorter than a line: a column walk pays a

@@ -137,6 +137,52 @@ TEST(IssueSymbols, UnrolledContiguousTileIsSlpVectorized) {
                                                  .stores = 512.0 * 8});
 }
 
+// Chain steps: an update's statements over the accumulators its body
+// interleaves, the FMAs that wait for the one before. The register tile's
+// 2 (i.3, inside k.1) halve its 4096 x 16; the naive reduction loop has
+// one accumulator, so all 1024 statements chain; the SLP-packed tile's 8
+// vectors divide by 8; an element-wise store updates nothing. The default constants price them at
+// 0 (chain_step), so the estimate does not move until a fit says so.
+TEST(IssueSymbols, ReductionStatementsChainOnTheirAccumulators) {
+  const Analyzed tiled = Analyze("matmul:M=64,K=64,N=64", testing::CpuMatmulSteps(64, 64, 64));
+  EXPECT_DOUBLE_EQ(RowOf(tiled.program, tiled.estimate.symbols, "matmul.local").issue_chain_steps,
+                   4096.0 * 16 / 2);
+  Analyzed naive;
+  EXPECT_DOUBLE_EQ(NaiveMatmulRow("matmul:M=4,K=64,N=4", &naive).issue_chain_steps, 1024);
+  const Analyzed slp = Analyze("matmul:M=64,K=64,N=64", kScalarTileSteps);
+  ASSERT_EQ(slp.estimate.symbols.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(slp.estimate.symbols.rows[0].issue_chain_steps, 4096.0 * 64 / 8 / 8);
+  const Analyzed relu = Analyze("relu:shape=64x64", "");
+  ASSERT_EQ(relu.estimate.symbols.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(relu.estimate.symbols.rows[0].issue_chain_steps, 0);
+
+  // The same 4 x 2 tile summed over k.1 innermost: every update of an
+  // accumulator follows the one before it, so every statement chains;
+  // with k.1 outside the tile, the 4 x 2 accumulators come between.
+  const char kReductionInnermost[] =
+      "SP 2 0 64 [1,1,4]; SP 2 4 64 [1,1,2]; SP 2 8 64 [8]; RE 2 [0,4,1,5,8,2,6,3,7,9]; "
+      "PR 2 0 auto_unroll_max_step$64";
+  const char kReductionOutside[] =
+      "SP 2 0 64 [1,1,4]; SP 2 4 64 [1,1,2]; SP 2 8 64 [8]; RE 2 [0,4,1,5,8,2,6,9,3,7]; "
+      "PR 2 0 auto_unroll_max_step$64";
+  const Analyzed inner = Analyze("matmul:M=64,K=64,N=64", kReductionInnermost);
+  const Analyzed outside = Analyze("matmul:M=64,K=64,N=64", kReductionOutside);
+  ASSERT_EQ(inner.estimate.symbols.rows.size(), 1u);
+  ASSERT_EQ(outside.estimate.symbols.rows.size(), 1u);
+  const BufferSymbols& in_row = inner.estimate.symbols.rows[0];
+  const BufferSymbols& out_row = outside.estimate.symbols.rows[0];
+  SCOPED_TRACE(inner.program.ToString() + outside.program.ToString());
+  EXPECT_DOUBLE_EQ(in_row.issue_chain_steps, in_row.issue_statements);
+  EXPECT_LE(out_row.issue_chain_steps * 4, out_row.issue_statements);
+
+  AnalyzerOptions priced = AnalyzerOptions::Calibrated();
+  priced.cpu_issue.chain_step = 4;
+  const Analyzed naive_priced =
+      testing::AnalyzeSteps("matmul:M=4,K=64,N=4", "", testing::HandCpu(), priced);
+  EXPECT_NEAR(naive_priced.estimate.latency_s - naive.estimate.latency_s, 4.0 * 1024 / 3e9,
+              1e-15);
+}
+
 // A parallel loop divides the row's cycles over the cores its kernel runs
 // on: all 8 of the hand CPU, none once the device is limited to the one
 // thread the kernels get (WithThreadLimit), where the parallel schedule and
