@@ -18,10 +18,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,13 +37,6 @@
 
 namespace pruner::bench {
 namespace {
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // One schedule some run kept as its best, with LSE's view of it.
 struct Found {
@@ -91,7 +82,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const nlohmann::json settings =
-      nlohmann::json::parse(ReadText(dir + "/settings.json"), nullptr, /*allow_exceptions=*/false);
+      nlohmann::json::parse(ReadStateFile(dir + "/settings.json"), nullptr,
+                            /*allow_exceptions=*/false);
   if (settings.is_discarded() || !settings.contains("workloads")) {
     std::fprintf(stderr, "%s/settings.json: not a bench_search_efficiency state\n", dir.c_str());
     return 1;
@@ -121,7 +113,7 @@ int Main(int argc, char** argv) {
   }
   std::sort(paths.begin(), paths.end());
   for (const std::string& p : paths) {
-    auto run = RunTraceFromJson(ReadText(p));
+    auto run = RunTraceFromJson(ReadStateFile(p));
     if (run.ok()) runs.push_back(*std::move(run));
   }
   std::printf("%zu runs in %s; LSE drafts for %s on %d of %d threads; constants %s\n\n",

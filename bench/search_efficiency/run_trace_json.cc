@@ -1,5 +1,8 @@
 #include "bench/search_efficiency/run_trace_json.h"
 
+#include <fstream>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -155,6 +158,13 @@ absl::StatusOr<RunTrace> RunTraceFromJson(const std::string& text) {
   } catch (const json::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("not a saved run: ", e.what()));
   }
+}
+
+std::string ReadStateFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace pruner::bench

@@ -18,6 +18,9 @@ std::string RunTraceToJson(const RunTrace& run);
 // InvalidArgument for text that is not a RunTrace written by RunTraceToJson.
 absl::StatusOr<RunTrace> RunTraceFromJson(const std::string& text);
 
+// The whole text of a state directory's file ("" when it cannot be read).
+std::string ReadStateFile(const std::string& path);
+
 }  // namespace pruner::bench
 
 #endif  // PRUNER_BENCH_SEARCH_EFFICIENCY_RUN_TRACE_JSON_H_

@@ -189,13 +189,6 @@ std::string SettingsFingerprint(const Options& opt) {
                       "\", \"source_device\": \"", opt.source_device, "\"}\n");
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Creates DIR and its settings.json, or checks that an existing one was
 // made with these settings.
 absl::Status PrepareStateDir(const Options& opt) {
@@ -205,7 +198,7 @@ absl::Status PrepareStateDir(const Options& opt) {
   const std::string path = opt.state_dir + "/settings.json";
   const std::string want = SettingsFingerprint(opt);
   if (std::filesystem::exists(path)) {
-    const std::string have = ReadFile(path);
+    const std::string have = ReadStateFile(path);
     if (have != want) {
       return absl::FailedPreconditionError(absl::StrCat(
           opt.state_dir, " holds runs made with other settings:\n  ", have, "now:\n  ", want,
@@ -227,7 +220,7 @@ std::optional<RunTrace> LoadSavedRun(const Options& opt, const std::string& stra
   if (opt.state_dir.empty()) return std::nullopt;
   const std::string path = SavedRunPath(opt, strategy, seed);
   if (!std::filesystem::exists(path)) return std::nullopt;
-  absl::StatusOr<RunTrace> run = RunTraceFromJson(ReadFile(path));
+  absl::StatusOr<RunTrace> run = RunTraceFromJson(ReadStateFile(path));
   if (!run.ok() || run->strategy != strategy || run->seed != seed) {
     std::printf("  %s: %s; tuning it again\n", path.c_str(),
                 run.ok() ? "another run's file" : std::string(run.status().message()).c_str());
