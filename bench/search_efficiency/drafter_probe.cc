@@ -10,7 +10,8 @@
 // the search away from them: this is how to tell. Run by hand:
 //   build/bench/search_efficiency/bench_drafter_probe --state-dir DIR [--workload I] [--all]
 //       [--explain K] [--constants "chain_step=4 ..."]
-// --all lists every improvement; by default the 12 fastest and each run's
+// Ends with "RESULT drafter_probe runs=N spearman_w0=… …" (one per workload
+// shown). --all lists every improvement; by default the 12 fastest and each run's
 // final. --explain K prints the lowered program and LSE's rows of the K-th
 // fastest (with --workload). --constants prices the issue model with
 // other constants (names left out keep the defaults).
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bench/search_efficiency/run_trace_json.h"
 #include "bench/search_efficiency/workload_set.h"
 #include "common/analysis/analyzer_options.h"
@@ -120,6 +122,7 @@ int Main(int argc, char** argv) {
               runs.size(), dir.c_str(), device.name.c_str(), device.num_cores, local->num_cores,
               constants.ToString().c_str());
 
+  std::string result = absl::StrCat("RESULT drafter_probe runs=", runs.size());
   for (size_t w = 0; w < tasks->size(); ++w) {
     if (only >= 0 && static_cast<int>(w) != only) continue;
     const SearchTask& task = (*tasks)[w];
@@ -156,6 +159,8 @@ int Main(int argc, char** argv) {
       lse.push_back(f.lse_s);
     }
     const std::vector<double> lse_rank = AverageRanks(lse);
+    absl::StrAppend(&result, " spearman_w", w, "=",
+                    absl::StrFormat("%.3f", SpearmanCorrelation(self, lse)));
     std::printf("workload %zu %s: %zu distinct schedules, Spearman(LSE, measured) %.3f\n", w,
                 task.name.c_str(), found.size(), SpearmanCorrelation(self, lse));
     std::printf("  %4s %-16s %5s %10s %10s %8s  %s\n", "rank", "run", "round", "self ms",
@@ -204,6 +209,7 @@ int Main(int argc, char** argv) {
       }
     }
   }
+  std::printf("%s\n", result.c_str());
   return 0;
 }
 
