@@ -76,11 +76,14 @@ struct CpuIssueConstants {
   double l1_line = 1;
   double l2_line = 0;
   // Cycles per step of an update's accumulator chains (issue_chain_steps).
-  // 0: on the random-schedule datasets it buys nothing (fits choose 0-1 on
-  // the EPYC, ~0.03 on the Xeon, held-out rho unchanged), though tuned
-  // convolutions rank better with it (bench/README.md, "LSE's blind spot:
-  // accumulator chains"). `pruner calibrate` fits it per device.
-  double chain_step = 0;
+  // 1: a step waits an FMA latency (4 cycles) minus what the out-of-order
+  // core overlaps. The random-schedule datasets barely move it (fits
+  // choose 0-0.25, held-out rho within 0.005); among tuned schedules it is
+  // what ranks a 3x3 window summed into one accumulator (5.6 ms measured)
+  // below the best ResNet convolutions (1.03 ms): bench/README.md,
+  // "LSE on tuned schedules: loads the body really issues".
+  // `pruner calibrate` fits it per device.
+  double chain_step = 1;
 
   friend bool operator==(const CpuIssueConstants&, const CpuIssueConstants&) = default;
   std::string ToString() const;  // "statement=0.3 ops_exponent=0.5 ..." (6 digits)

@@ -46,10 +46,12 @@
 //     every read is contiguous or invariant in it: min(extent, width).
 //   statements = Outer x (unrolled extents inside M) / (auto-vector lanes x
 //     slp lanes)
-//   loads(B) = Outer / (extent(M) when M does not move B: hoisted) x
-//     (unrolled extents inside M that move B: CSE keeps one load per
-//     distinct element; the SLP loop's extent over its lanes) x (lanes when
-//     the vector loop strides B: a gather)
+//   loads(B) = Outer / (extent(M) when M does not move B and B's body
+//     values fit the registers the accumulators leave: hoisted) x
+//     (distinct elements of B the unrolled body reads: CSE keeps one load
+//     per address; the SLP loop's extent over its lanes; a sliding window
+//     yy + ry covers extent(yy) + extent(ry) - 1 rows) x (lanes when the
+//     vector loop strides B: a gather)
 //   gathered lanes = the loads(B) of the groups the vector loop strides
 //     (LLVM's masked gather costs more per lane than a scalar load)
 //   stores = loads(D): one store per distinct destination vector of an
@@ -165,41 +167,78 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   s->issue_lanes = std::max({lanes, auto_lanes, slp_lanes});
   s->issue_statements = outer * body / (auto_lanes * slp_lanes);
   s->issue_loop_iterations = outer / auto_lanes;
-  // `gathered`: whether the vector loop strides the group, so that each of
-  // its loads is a gather of one element per lane.
-  auto loads_of = [&](const AccessGroup& g, bool* gathered = nullptr) {
-    // Invariant in M: loaded once per run of M (hoisted), else once per
-    // (auto-vectorized) iteration.
-    double count = m >= 0 && !accesses.Uses(g, loops[m].var)
-                       ? outer / static_cast<double>(loops[m].extent)
-                       : outer / auto_lanes;
-    bool strided = false;
+  // The body loop (inside M, not the vector loop) that runs `var`, or -1.
+  auto body_loop = [&](int var) {
     for (int l = m + 1; l < n; ++l) {
-      if (l == vec) {
-        strided = StrideClass(program, accesses, g, loops[l].var) == 2;
-        if (strided) count *= lanes;
-      } else if (accesses.Uses(g, loops[l].var)) {
-        count *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
+      if (loops[l].var == var) return l == vec ? -1 : l;
+    }
+    return -1;
+  };
+  // Distinct loads of group `g` one run of the body issues: CSE keeps one
+  // per distinct address (a vector along the vector loop, a pack of lanes
+  // along the SLP loop). Along an affine dimension the body's loops cover
+  // at most span + 1 values: a sliding window (yy + ry over unrolled yy and
+  // ry) touches extent(yy) + extent(ry) - 1 rows, not their product.
+  auto body_distinct = [&](const AccessGroup& g) {
+    double moving = 1;
+    for (int l = m + 1; l < n; ++l) {
+      if (l != vec && accesses.Uses(g, loops[l].var)) {
+        moving *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
       }
     }
+    if (g.num_instances == 0) return moving;
+    double widest = 0;
+    for (int k = 0; k < g.num_instances; ++k) {
+      double distinct = 1;
+      for (int d = 0; d < g.num_dims; ++d) {
+        const IndexDim& dim = accesses.dim(g, k, d);
+        double product = 1, span = 0;
+        bool window = dim.affine;
+        for (const IndexTerm& t : accesses.terms(dim)) {
+          const int l = body_loop(t.var);
+          if (l < 0) continue;
+          const double extent = static_cast<double>(loops[l].extent);
+          product *= extent / (l == slp ? slp_lanes : 1);
+          span += static_cast<double>(t.coef < 0 ? -t.coef : t.coef) * (extent - 1);
+          if (l == slp) window = false;
+        }
+        distinct *= window ? std::min(product, span + 1) : product;
+      }
+      widest = std::max(widest, distinct);
+    }
+    return std::min(moving, widest);
+  };
+  const double accumulators = body_distinct(groups.front());  // destination vectors
+  const double registers = machine.register_capacity / machine.l1_width;
+  // Registers left for loads hoisted out of M once the accumulators have
+  // theirs. A read invariant in M is loaded once per run of M only while
+  // its body's distinct values fit there; past that LICM's hoisted values
+  // spill and are reloaded every iteration (a 3x3 window of 16 input rows
+  // over 4 channels, 192 vectors, is loaded again for every output
+  // channel).
+  double free_registers = std::max(0.0, registers - accumulators);
+  // `gathered`: whether the vector loop strides the group, so that each of
+  // its loads is a gather of one element per lane. `hoist_limit`: the most
+  // distinct values a read invariant in M may have and still be hoisted.
+  auto loads_of = [&](const AccessGroup& g, double hoist_limit, bool* gathered = nullptr) {
+    const double distinct = body_distinct(g);
+    const bool hoisted = m >= 0 && !accesses.Uses(g, loops[m].var) && distinct <= hoist_limit;
+    double count =
+        (hoisted ? outer / static_cast<double>(loops[m].extent) : outer / auto_lanes) * distinct;
+    const bool strided = vec >= 0 && StrideClass(program, accesses, g, loops[vec].var) == 2;
+    if (strided) count *= lanes;
     if (gathered != nullptr) *gathered = strided;
     return count;
   };
   for (size_t g = 1; g < groups.size(); ++g) {
     bool gathered = false;
-    const double loads = loads_of(groups[g], &gathered);
+    const double loads = loads_of(groups[g], free_registers, &gathered);
+    if (m >= 0 && !accesses.Uses(groups[g], loops[m].var)) {
+      free_registers = std::max(0.0, free_registers - body_distinct(groups[g]));
+    }
     s->issue_loads += loads;
     if (gathered) s->issue_gathered_lanes += loads;
   }
-  double accumulators = 1;  // distinct destination vectors in the body
-  for (int l = m + 1; l < n; ++l) {
-    if (l != vec && accesses.Uses(groups.front(), loops[l].var)) {
-      accumulators *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
-    }
-  }
-  // Accumulators past the register file spill: the share of them that does
-  // not fit is stored (and reloaded) by every statement.
-  const double registers = machine.register_capacity / machine.l1_width;
   // An update (D = D + ...) chains; a store recomputed under a loop that
   // does not move it (a pad stage at its consumer's reduction) does not.
   // The body is emitted in loop order, so what separates two updates of one
@@ -217,9 +256,12 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
     }
   }
   s->issue_chain_steps = accumulates ? s->issue_statements / interleaved : 0;
+  // The accumulators themselves stay across a reduction over M (their
+  // spill is the term below).
+  const double accumulator_loads = loads_of(groups.front(), accumulators);
   s->issue_stores = accumulators <= registers
-                        ? loads_of(groups.front())
-                        : std::max(loads_of(groups.front()),
+                        ? accumulator_loads
+                        : std::max(accumulator_loads,
                                    s->issue_statements * (accumulators - registers) / accumulators);
 }
 

@@ -2,6 +2,7 @@
 // hand-written loop nests, worked out by hand from the unroll rules of
 // common/lower/unroll_rules.h, and the issue model's latency from them.
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "common/analysis/symbol_analyzer.h"
@@ -53,13 +54,15 @@ TEST(IssueSymbols, RegisterTiledMatmulMatchesHandCount) {
   SCOPED_TRACE(p.ToString() + a.estimate.ToString(p));
   const BufferSymbols c = RowOf(p, a.estimate.symbols, "matmul.local");
   // Statements: 64^3 updates / 4 lanes. Loads: A[i, k] does not move with
-  // j.2, so it is hoisted: 16 loads (k.1 x i.3) per run of j.2; B[k, j]
-  // moves with j.2: 8 loads (k.1; the lanes are contiguous) per iteration.
-  // Stores: the body's two accumulators (i.3), once per iteration.
+  // j.2, but its 16 values per body (k.1 x i.3) outnumber the 14 registers
+  // the two accumulators leave, so they are not kept across j.2: 16 loads
+  // per iteration; B[k, j] moves with j.2: 8 loads (k.1; the lanes are
+  // contiguous) per iteration. Stores: the body's two accumulators (i.3),
+  // once per iteration.
   ExpectIssueCounts(c, {.lanes = 4,
                         .statements = 4096.0 * 16,
                         .loop_iterations = 4096,
-                        .loads = 2048.0 * 16 + 4096.0 * 8,
+                        .loads = 4096.0 * 16 + 4096.0 * 8,
                         .stores = 4096.0 * 2});
   EXPECT_DOUBLE_EQ(c.issue_float_ops, 2);
 }
@@ -95,11 +98,12 @@ TEST(IssueSymbols, ReductionMachineLoopKeepsItsAccumulatorInARegister) {
   EXPECT_DOUBLE_EQ(c.issue_l1_lines, 33);
   EXPECT_DOUBLE_EQ(c.issue_l2_lines, 33);
 
-  // The issue model: load x 2048 + store x 16 + loop x 1024 + line x 33
-  // cycles at 3 GHz (statement = 0; S5 is each matrix once).
+  // The issue model: load x 2048 + store x 16 + loop x 1024 + chain step
+  // x 1024 (one accumulator) + line x 33 cycles at 3 GHz (statement = 0;
+  // S5 is each matrix once).
   const CpuIssueConstants k;
   const double cycles = k.statement * 1024 * std::pow(2.0, k.ops_exponent) + k.load * 2048 +
-                        k.store * 16 + k.loop_iteration * 1024 +
+                        k.store * 16 + k.loop_iteration * 1024 + k.chain_step * 1024 +
                         k.l2_miss_element * c.s5_global_elements +
                         k.dram_element * c.issue_dram_elements + k.l1_line * 33 + k.l2_line * 33;
   EXPECT_DOUBLE_EQ(a.estimate.latency_s, cycles / 3e9);
@@ -141,8 +145,8 @@ TEST(IssueSymbols, UnrolledContiguousTileIsSlpVectorized) {
 // interleaves, the FMAs that wait for the one before. The register tile's
 // 2 (i.3, inside k.1) halve its 4096 x 16; the naive reduction loop has
 // one accumulator, so all 1024 statements chain; the SLP-packed tile's 8
-// vectors divide by 8; an element-wise store updates nothing. The default constants price them at
-// 0 (chain_step), so the estimate does not move until a fit says so.
+// vectors divide by 8; an element-wise store updates nothing. Each step
+// costs chain_step cycles (1 by default).
 TEST(IssueSymbols, ReductionStatementsChainOnTheirAccumulators) {
   const Analyzed tiled = Analyze("matmul:M=64,K=64,N=64", testing::CpuMatmulSteps(64, 64, 64));
   EXPECT_DOUBLE_EQ(RowOf(tiled.program, tiled.estimate.symbols, "matmul.local").issue_chain_steps,
@@ -179,8 +183,8 @@ TEST(IssueSymbols, ReductionStatementsChainOnTheirAccumulators) {
   priced.cpu_issue.chain_step = 4;
   const Analyzed naive_priced =
       testing::AnalyzeSteps("matmul:M=4,K=64,N=4", "", testing::HandCpu(), priced);
-  EXPECT_NEAR(naive_priced.estimate.latency_s - naive.estimate.latency_s, 4.0 * 1024 / 3e9,
-              1e-15);
+  EXPECT_NEAR(naive_priced.estimate.latency_s - naive.estimate.latency_s,
+              (4.0 - CpuIssueConstants{}.chain_step) * 1024 / 3e9, 1e-15);
 }
 
 // A parallel loop divides the row's cycles over the cores its kernel runs
@@ -249,6 +253,41 @@ TEST(IssueSymbols, StridedVectorReadIsAGather) {
   ASSERT_EQ(unit.estimate.symbols.rows.size(), 1u);
   EXPECT_DOUBLE_EQ(unit.estimate.symbols.rows[0].issue_gathered_lanes, 0);
   EXPECT_GT(unit.estimate.symbols.rows[0].issue_loads, 0);
+}
+
+// CSE keeps one load per distinct address, and a read stays in registers
+// across M only while it fits. Depthwise 3 x 3, stride 1 (C 8, 16 x 16 ->
+// 14 x 14), yy split by 2 with yy.1, ry, rx unrolled (18 steps) around the
+// 14-lane vector loop xx: M = yy.0, outer = 8 x 7 = 56. The input row
+// yy.1 + ry takes 4 values (a sliding window), not 2 x 3: 4 x 3 (rx)
+// vectors per iteration. The weight's 9 values do not move with yy.0 and
+// fit the 14 registers the 2 accumulators (yy.1) leave: 9 per run of yy.0.
+// With a 5 x 5 window (12 x 12 out, yy.0 6, outer 48) the input takes
+// (2 + 4) x 5 = 30 vectors and the weight's 25 values no longer fit, so
+// they are loaded every iteration.
+TEST(IssueSymbols, LoadsCountDistinctAddressesAndHoistOnlyWhatFits) {
+  const char kSteps[] =
+      "SP 2 2 %d [2]; RE 2 [0,1,2,3,5,6,4]; AN 2 6 vectorize; PR 2 0 auto_unroll_max_step$64";
+  char steps[128];
+  std::snprintf(steps, sizeof(steps), kSteps, 14);
+  const Analyzed three = Analyze("depthwise_conv2d:C=8,H=16,W=16,R=3,S=3", steps);
+  SCOPED_TRACE(three.program.ToString() + three.estimate.ToString(three.program));
+  ASSERT_EQ(three.estimate.symbols.rows.size(), 1u);
+  ExpectIssueCounts(three.estimate.symbols.rows[0], {.lanes = 14,
+                                                     .statements = 56.0 * 18,
+                                                     .loop_iterations = 56,
+                                                     .loads = 56.0 * 12 + 8.0 * 9,
+                                                     .stores = 56.0 * 2});
+
+  std::snprintf(steps, sizeof(steps), kSteps, 12);
+  const Analyzed five = Analyze("depthwise_conv2d:C=8,H=16,W=16,R=5,S=5", steps);
+  SCOPED_TRACE(five.program.ToString() + five.estimate.ToString(five.program));
+  ASSERT_EQ(five.estimate.symbols.rows.size(), 1u);
+  ExpectIssueCounts(five.estimate.symbols.rows[0], {.lanes = 12,
+                                                    .statements = 48.0 * 50,
+                                                    .loop_iterations = 48,
+                                                    .loads = 48.0 * 30 + 48.0 * 25,
+                                                    .stores = 48.0 * 2});
 }
 
 // Cache lines into L1 (32 KiB) for M = N = 64, K = 4096. The naive nest
