@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <unordered_set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,28 @@
 #include "common/search/task_sketches.h"
 
 namespace pruner {
+namespace {
+
+// The verifier's best list behind the first `num_drafted` draft states not
+// yet measured or proposed (each state once): a cold task's picks.
+std::vector<ScoredState> LeadWithDrafts(const std::vector<ScoredState>& draft, int num_drafted,
+                                        std::vector<ScoredState> verified,
+                                        const MeasuredStates& measured) {
+  std::vector<ScoredState> out;
+  out.reserve(num_drafted + verified.size());
+  std::unordered_set<std::string> taken;
+  for (const ScoredState& s : draft) {
+    if (static_cast<int>(out.size()) == num_drafted) break;
+    if (measured.Contains(s.str) || !taken.insert(s.str).second) continue;
+    out.push_back(s);
+  }
+  for (ScoredState& s : verified) {
+    if (taken.insert(s.str).second) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
 
 absl::Status DraftVerifyOptions::Validate() const {
   auto bad = [](const char* field, auto value) {
@@ -32,6 +55,9 @@ absl::Status DraftVerifyOptions::Validate() const {
   if (draft_every < 1) return bad("draft_every", draft_every);
   if (verify_num_iters < 0) return bad("verify_num_iters", verify_num_iters);
   if (!(mutation_prob >= 0 && mutation_prob <= 1)) return bad("mutation_prob", mutation_prob);
+  if (!(cold_task_draft_share >= 0 && cold_task_draft_share <= 1)) {
+    return bad("cold_task_draft_share", cold_task_draft_share);
+  }
   return absl::OkStatus();
 }
 
@@ -119,8 +145,12 @@ absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::SearchOneRound(int n
   last_round_.random_pool = static_cast<int>(random_pool.size());
 
   // 5. Verify: the verifier's best unmeasured states. A task nothing of
-  //    which was measured yet may take the draft's best instead.
-  if (options_.cold_task_picks_drafts && measured_.num_ok() == 0 && !draft_.empty()) {
+  //    which was measured yet takes cold_task_draft_share of its picks
+  //    from the draft's best instead.
+  const bool cold = measured_.num_ok() == 0 && !draft_.empty();
+  const int num_drafted =
+      cold ? static_cast<int>(std::lround(options_.cold_task_draft_share * (n - num_random))) : 0;
+  if (num_drafted >= n - num_random) {
     last_round_.best_found = static_cast<int>(draft_.size());
     return PickStatesWithEpsGreedy(draft_, random_pool, n, num_random, &measured_,
                                    &last_round_.picks);
@@ -142,7 +172,8 @@ absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::SearchOneRound(int n
   drafter_scored_ += last_round_.drafter_scored;
   verifier_scored_ += last_round_.verifier_scored;
 
-  // 6. Pick.
+  // 6. Pick (a cold task's list leads with its drafted share).
+  if (num_drafted > 0) best = LeadWithDrafts(draft_, num_drafted, std::move(best), measured_);
   return PickStatesWithEpsGreedy(best, random_pool, n, num_random, &measured_,
                                  &last_round_.picks);
 }

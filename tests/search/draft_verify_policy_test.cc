@@ -35,7 +35,7 @@ TEST(DraftVerifyOptionsTest, DefaultsArePrunersAndBadValuesAreRefused) {
   EXPECT_EQ(o.draft_every, 2);
   EXPECT_EQ(o.verify_num_iters, 1);
   EXPECT_EQ(o.use_measured_ratio, 0.1);
-  EXPECT_TRUE(o.cold_task_picks_drafts);  // our departure (draft_verify_policy.h)
+  EXPECT_EQ(o.cold_task_draft_share, 1);  // our departure (draft_verify_policy.h)
   EXPECT_TRUE(o.Validate().ok());
   DraftVerifyOptions bad = o;
   bad.draft_every = 0;
@@ -43,6 +43,9 @@ TEST(DraftVerifyOptionsTest, DefaultsArePrunersAndBadValuesAreRefused) {
   bad = o;
   bad.draft_size = 0;
   EXPECT_NE(bad.Validate().message().find("draft_size"), std::string::npos);
+  bad = o;
+  bad.cold_task_draft_share = 1.5;
+  EXPECT_NE(bad.Validate().message().find("cold_task_draft_share"), std::string::npos);
 }
 
 TEST(DraftVerifyPolicyTest, PicksComeFromTheDraftWhenTheVerifierCannotTell) {
@@ -53,7 +56,7 @@ TEST(DraftVerifyPolicyTest, PicksComeFromTheDraftWhenTheVerifierCannotTell) {
   ConstantModel verifier(1.0);
   DraftVerifyOptions options = SmallOptions();
   options.eps_greedy = 0;
-  options.cold_task_picks_drafts = false;  // the public code's first round
+  options.cold_task_draft_share = 0;  // the public code's first round
   DraftVerifySearchPolicy policy(task, &drafter, &verifier, options, 7);
   auto picks = policy.Propose(8);
   ASSERT_TRUE(picks.ok()) << picks.status();
@@ -113,6 +116,40 @@ TEST(DraftVerifyPolicyTest, ATaskWithNothingMeasuredTakesTheDraftsBest) {
   ASSERT_TRUE(third.ok()) << third.status();
   EXPECT_GT(verifier.predict_calls(), 0);
   EXPECT_GT(policy.LastDraftVerifyRound()->verifier_scored, 0);
+}
+
+// With a share of 1/2 a cold task's first picks are the draft's best, in
+// the drafter's order (the same as with a share of 1 and the same seed),
+// and the rest come from the verifier's search.
+TEST(DraftVerifyPolicyTest, AColdTaskSplitsItsPicksBetweenDraftAndVerifier) {
+  const SearchTask task = MakeTask("matmul:M=64,K=64,N=64", "cpu");
+  OracleModel drafter(task.device);
+  DraftVerifyOptions options = SmallOptions();
+  options.eps_greedy = 0;
+  options.sketch.seed_schedules = false;
+  // Round 1's six picks with a verifier and a share.
+  auto first_round = [&](UniformModel* verifier, double share) {
+    options.cold_task_draft_share = share;
+    DraftVerifySearchPolicy policy(task, &drafter, verifier, options, 5);
+    auto picks = policy.Propose(6);
+    EXPECT_TRUE(picks.ok()) << picks.status();
+    EXPECT_EQ(policy.LastDraftVerifyRound()->verifier_scored > 0, verifier->predict_calls() > 0);
+    return picks.ok() ? *picks : std::vector<State>{};
+  };
+  UniformModel unused(3);
+  const std::vector<State> all_drafted = first_round(&unused, 1);
+  EXPECT_EQ(unused.predict_calls(), 0);
+  UniformModel verifier(3);
+  const std::vector<State> picks = first_round(&verifier, 0.5);
+  EXPECT_GT(verifier.predict_calls(), 0);
+  ASSERT_EQ(all_drafted.size(), 6u);
+  ASSERT_EQ(picks.size(), 6u);
+  EXPECT_EQ(Strs({picks[0], picks[1], picks[2]}),
+            Strs({all_drafted[0], all_drafted[1], all_drafted[2]}));
+  EXPECT_NE(Strs({picks[3], picks[4], picks[5]}),
+            Strs({all_drafted[3], all_drafted[4], all_drafted[5]}));
+  std::set<std::string> distinct;
+  for (const State& s : picks) EXPECT_TRUE(distinct.insert(s.ToStr()).second) << s.ToStr();
 }
 
 TEST(DraftVerifyPolicyTest, RedraftsEverySecondRoundAndNeverProposesTwice) {

@@ -88,27 +88,28 @@ TEST(StrategySpecTest, EvolutionGenerationsComeFromTheStrategy) {
   EXPECT_EQ(generations("ansor-random", 3), 3);
 }
 
-// A task with nothing measured takes the draft's best unless the verifier
-// was pretrained on another device (draft_verify_policy.h says why).
-TEST(StrategySpecTest, OnlyAFreshVerifierLeavesColdTasksToTheDraft) {
+// A task with nothing measured takes the draft's best, or half its picks
+// from it when the verifier was pretrained on another device
+// (draft_verify_policy.h says why).
+TEST(StrategySpecTest, ColdTasksTakeTheDraftOrHalfOfItWithAPretrainedVerifier) {
   SearchTask task = OperatorTask("relu:shape=8");
   task.device = testing::PinnedEpycCpu();
   // MakeStrategyPolicy reads the strategy, not the model's kind: any model
   // stands in for PaCM here.
   auto model = MakeRandomModel(1);
-  auto cold_picks_drafts = [&](const char* strategy) {
+  auto cold_draft_share = [&](const char* strategy) {
     TuningOptions options;
     options.strategy = strategy;
     auto policy = MakeStrategyPolicy(options, task, model.get(), 1);
     EXPECT_TRUE(policy.ok()) << policy.status();
     const auto* dv = dynamic_cast<const DraftVerifySearchPolicy*>(policy->get());
     EXPECT_NE(dv, nullptr) << strategy;
-    return dv != nullptr && dv->options().cold_task_picks_drafts;
+    return dv != nullptr ? dv->options().cold_task_draft_share : -1.0;
   };
-  EXPECT_TRUE(cold_picks_drafts("pruner"));
-  EXPECT_TRUE(cold_picks_drafts("lse-xgb"));
-  EXPECT_FALSE(cold_picks_drafts("moa-pruner"));
-  EXPECT_FALSE(cold_picks_drafts("pruner-offline"));
+  EXPECT_EQ(cold_draft_share("pruner"), 1);
+  EXPECT_EQ(cold_draft_share("lse-xgb"), 1);
+  EXPECT_EQ(cold_draft_share("moa-pruner"), 0.5);
+  EXPECT_EQ(cold_draft_share("pruner-offline"), 0.5);
 }
 
 }  // namespace
