@@ -2,7 +2,6 @@
 // hand-written loop nests, worked out by hand from the unroll rules of
 // common/lower/unroll_rules.h, and the issue model's latency from them.
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "common/analysis/symbol_analyzer.h"
@@ -266,28 +265,29 @@ TEST(IssueSymbols, StridedVectorReadIsAGather) {
 // (2 + 4) x 5 = 30 vectors and the weight's 25 values no longer fit, so
 // they are loaded every iteration.
 TEST(IssueSymbols, LoadsCountDistinctAddressesAndHoistOnlyWhatFits) {
-  const char kSteps[] =
-      "SP 2 2 %d [2]; RE 2 [0,1,2,3,5,6,4]; AN 2 6 vectorize; PR 2 0 auto_unroll_max_step$64";
-  char steps[128];
-  std::snprintf(steps, sizeof(steps), kSteps, 14);
-  const Analyzed three = Analyze("depthwise_conv2d:C=8,H=16,W=16,R=3,S=3", steps);
-  SCOPED_TRACE(three.program.ToString() + three.estimate.ToString(three.program));
-  ASSERT_EQ(three.estimate.symbols.rows.size(), 1u);
-  ExpectIssueCounts(three.estimate.symbols.rows[0], {.lanes = 14,
-                                                     .statements = 56.0 * 18,
-                                                     .loop_iterations = 56,
-                                                     .loads = 56.0 * 12 + 8.0 * 9,
-                                                     .stores = 56.0 * 2});
-
-  std::snprintf(steps, sizeof(steps), kSteps, 12);
-  const Analyzed five = Analyze("depthwise_conv2d:C=8,H=16,W=16,R=5,S=5", steps);
-  SCOPED_TRACE(five.program.ToString() + five.estimate.ToString(five.program));
-  ASSERT_EQ(five.estimate.symbols.rows.size(), 1u);
-  ExpectIssueCounts(five.estimate.symbols.rows[0], {.lanes = 12,
-                                                    .statements = 48.0 * 50,
-                                                    .loop_iterations = 48,
-                                                    .loads = 48.0 * 30 + 48.0 * 25,
-                                                    .stores = 48.0 * 2});
+  // Depthwise R x R, stride 1, on 16 x 16; yy (16 - R + 1 rows) split by 2.
+  auto expect_window = [](int r, const IssueCounts& want) {
+    const int rows = 16 - r + 1;
+    const std::string steps = "SP 2 2 " + std::to_string(rows) +
+                              " [2]; RE 2 [0,1,2,3,5,6,4]; AN 2 6 vectorize; "
+                              "PR 2 0 auto_unroll_max_step$64";
+    const std::string spec = "depthwise_conv2d:C=8,H=16,W=16,R=" + std::to_string(r) +
+                             ",S=" + std::to_string(r);
+    const Analyzed a = Analyze(spec, steps);
+    SCOPED_TRACE(a.program.ToString() + a.estimate.ToString(a.program));
+    ASSERT_EQ(a.estimate.symbols.rows.size(), 1u);
+    ExpectIssueCounts(a.estimate.symbols.rows[0], want);
+  };
+  expect_window(3, {.lanes = 14,
+                    .statements = 56.0 * 18,
+                    .loop_iterations = 56,
+                    .loads = 56.0 * 12 + 8.0 * 9,
+                    .stores = 56.0 * 2});
+  expect_window(5, {.lanes = 12,
+                    .statements = 48.0 * 50,
+                    .loop_iterations = 48,
+                    .loads = 48.0 * 30 + 48.0 * 25,
+                    .stores = 48.0 * 2});
 }
 
 // Cache lines into L1 (32 KiB) for M = N = 64, K = 4096. The naive nest
