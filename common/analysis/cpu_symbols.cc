@@ -217,25 +217,27 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   // over 4 channels, 192 vectors, is loaded again for every output
   // channel).
   double free_registers = std::max(0.0, registers - accumulators);
-  // `gathered`: whether the vector loop strides the group, so that each of
-  // its loads is a gather of one element per lane. `hoist_limit`: the most
-  // distinct values a read invariant in M may have and still be hoisted.
-  auto loads_of = [&](const AccessGroup& g, double hoist_limit, bool* gathered = nullptr) {
-    const double distinct = body_distinct(g);
-    const bool hoisted = m >= 0 && !accesses.Uses(g, loops[m].var) && distinct <= hoist_limit;
+  // Loads of group `g` whose body reads `distinct` values: once per run of
+  // M when `hoisted`, else every iteration. `gathered`: whether the vector
+  // loop strides the group, so that each load is a gather of one element
+  // per lane.
+  auto loads_of = [&](const AccessGroup& g, double distinct, bool hoisted, bool* gathered) {
     double count =
         (hoisted ? outer / static_cast<double>(loops[m].extent) : outer / auto_lanes) * distinct;
-    const bool strided = vec >= 0 && StrideClass(program, accesses, g, loops[vec].var) == 2;
-    if (strided) count *= lanes;
-    if (gathered != nullptr) *gathered = strided;
+    *gathered = vec >= 0 && StrideClass(program, accesses, g, loops[vec].var) == 2;
+    if (*gathered) count *= lanes;
     return count;
   };
+  auto invariant_in_m = [&](const AccessGroup& g) {
+    return m >= 0 && !accesses.Uses(g, loops[m].var);
+  };
   for (size_t g = 1; g < groups.size(); ++g) {
+    const double distinct = body_distinct(groups[g]);
+    const bool invariant = invariant_in_m(groups[g]);
     bool gathered = false;
-    const double loads = loads_of(groups[g], free_registers, &gathered);
-    if (m >= 0 && !accesses.Uses(groups[g], loops[m].var)) {
-      free_registers = std::max(0.0, free_registers - body_distinct(groups[g]));
-    }
+    const double loads =
+        loads_of(groups[g], distinct, invariant && distinct <= free_registers, &gathered);
+    if (invariant) free_registers = std::max(0.0, free_registers - distinct);
     s->issue_loads += loads;
     if (gathered) s->issue_gathered_lanes += loads;
   }
@@ -258,7 +260,9 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   s->issue_chain_steps = accumulates ? s->issue_statements / interleaved : 0;
   // The accumulators themselves stay across a reduction over M (their
   // spill is the term below).
-  const double accumulator_loads = loads_of(groups.front(), accumulators);
+  bool unused_gathered = false;
+  const double accumulator_loads = loads_of(groups.front(), accumulators,
+                                            invariant_in_m(groups.front()), &unused_gathered);
   s->issue_stores = accumulators <= registers
                         ? accumulator_loads
                         : std::max(accumulator_loads,

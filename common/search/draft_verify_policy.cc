@@ -150,7 +150,7 @@ absl::StatusOr<std::vector<State>> DraftVerifySearchPolicy::SearchOneRound(int n
   const bool cold = measured_.num_ok() == 0 && !draft_.empty();
   const int num_drafted =
       cold ? static_cast<int>(std::lround(options_.cold_task_draft_share * (n - num_random))) : 0;
-  if (num_drafted >= n - num_random) {
+  if (cold && num_drafted >= n - num_random) {
     last_round_.best_found = static_cast<int>(draft_.size());
     return PickStatesWithEpsGreedy(draft_, random_pool, n, num_random, &measured_,
                                    &last_round_.picks);
