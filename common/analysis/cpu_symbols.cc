@@ -44,14 +44,19 @@
 //   slp lanes: LLVM's SLP vectorizer on the unrolled body's innermost loop
 //     when no vector loop exists and that loop writes D contiguously and
 //     every read is contiguous or invariant in it: min(extent, width).
+//   pieces: the machine registers one value of the vector loop takes, as
+//     the backend splits it (vector_pieces.h: 14 lanes are an 8- and a
+//     6-lane vector, 2 registers of 16 lanes); 1 without a vector loop.
 //   statements = Outer x (unrolled extents inside M) / (auto-vector lanes x
-//     slp lanes)
+//     slp lanes) x pieces
 //   loads(B) = Outer / (extent(M) when M does not move B and B's body
 //     values fit the registers the accumulators leave: hoisted) x
 //     (distinct elements of B the unrolled body reads: CSE keeps one load
 //     per address; the SLP loop's extent over its lanes; a sliding window
-//     yy + ry covers extent(yy) + extent(ry) - 1 rows) x (lanes when the
-//     vector loop strides B: a gather)
+//     yy + ry covers extent(yy) + extent(ry) - 1 rows) x (pieces when the
+//     vector loop moves B) x (lanes / pieces when it strides B: a gather);
+//     registers are counted the same way (accumulators and hoisted values
+//     alike take pieces registers per value the vector loop moves)
 //   gathered lanes = the loads(B) of the groups the vector loop strides
 //     (LLVM's masked gather costs more per lane than a scalar load)
 //   stores = loads(D): one store per distinct destination vector of an
@@ -64,7 +69,7 @@
 //   chain steps: an update (D = D + ..., the value reads D) adds each
 //     statement to an accumulator, so the updates of one accumulator run
 //     one after another, an FMA latency apart, unless other accumulators'
-//     updates come between them: statements / (the accumulators of the
+//     updates come between them: statements / pieces / (the accumulators of the
 //     body's loops inside its innermost reduction loop; all the body's
 //     accumulators when no reduction loop is in the body). A body that
 //     sums a 3x3 window into one vector before it moves to the next
@@ -79,6 +84,7 @@
 #include "common/analysis/cache_traffic.h"
 #include "common/analysis/store_symbols.h"
 #include "common/analysis/transfer_run.h"
+#include "common/lower/vector_pieces.h"
 
 namespace pruner {
 namespace {
@@ -164,8 +170,17 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   for (int l = m + 1; l < n; ++l) {
     if (l != vec) body *= static_cast<double>(loops[l].extent);
   }
+  // The machine registers one value of the vector loop occupies (and so the
+  // instructions one of its statements issues): the backend splits 14 lanes
+  // into an 8- and a 6-lane vector (vector_pieces.h), two registers where
+  // 16 lanes take one.
+  const double pieces =
+      vec >= 0 ? static_cast<double>(VectorRegisters(loops[vec].extent, machine.l1_width)) : 1;
   s->issue_lanes = std::max({lanes, auto_lanes, slp_lanes});
-  s->issue_statements = outer * body / (auto_lanes * slp_lanes);
+  // Statements of the body as written (an update's chains count these: the
+  // pieces of one statement are chains of their own), and as issued.
+  const double body_statements = outer * body / (auto_lanes * slp_lanes);
+  s->issue_statements = body_statements * pieces;
   s->issue_loop_iterations = outer / auto_lanes;
   // The body loop (inside M, not the vector loop) that runs `var`, or -1.
   auto body_loop = [&](int var) {
@@ -208,7 +223,14 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
     }
     return std::min(moving, widest);
   };
-  const double accumulators = body_distinct(groups.front());  // destination vectors
+  // The registers a group's distinct values take: `pieces` each when the
+  // vector loop moves the group (a vector of its lanes), one otherwise (a
+  // broadcast scalar). A gathered group is assembled into full vectors too.
+  auto registers_per_value = [&](const AccessGroup& g) {
+    return vec >= 0 && accesses.Uses(g, loops[vec].var) ? pieces : 1.0;
+  };
+  const double accumulators =  // destination registers
+      body_distinct(groups.front()) * registers_per_value(groups.front());
   const double registers = machine.register_capacity / machine.l1_width;
   // Registers left for loads hoisted out of M once the accumulators have
   // theirs. A read invariant in M is loaded once per run of M only while
@@ -221,18 +243,19 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   // M when `hoisted`, else every iteration. `gathered`: whether the vector
   // loop strides the group, so that each load is a gather of one element
   // per lane.
+  // `distinct` counts registers (a value of `pieces` vectors counts each).
   auto loads_of = [&](const AccessGroup& g, double distinct, bool hoisted, bool* gathered) {
     double count =
         (hoisted ? outer / static_cast<double>(loops[m].extent) : outer / auto_lanes) * distinct;
     *gathered = vec >= 0 && StrideClass(program, accesses, g, loops[vec].var) == 2;
-    if (*gathered) count *= lanes;
+    if (*gathered) count *= lanes / pieces;
     return count;
   };
   auto invariant_in_m = [&](const AccessGroup& g) {
     return m >= 0 && !accesses.Uses(g, loops[m].var);
   };
   for (size_t g = 1; g < groups.size(); ++g) {
-    const double distinct = body_distinct(groups[g]);
+    const double distinct = body_distinct(groups[g]) * registers_per_value(groups[g]);
     const bool invariant = invariant_in_m(groups[g]);
     bool gathered = false;
     const double loads =
@@ -257,7 +280,7 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
       interleaved *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
     }
   }
-  s->issue_chain_steps = accumulates ? s->issue_statements / interleaved : 0;
+  s->issue_chain_steps = accumulates ? body_statements / interleaved : 0;
   // The accumulators themselves stay across a reduction over M (their
   // spill is the term below).
   bool unused_gathered = false;

@@ -890,25 +890,20 @@ class IrEmitter {
     return distinct;
   }
 
-  // The loop's lanes go out as vectors of power-of-two widths (at most
-  // kLlvmMaxVectorLanes), the widest first, down to a remainder narrower
-  // than kSplitLanes that stays one vector (144 lanes: 128 + 16; 12: 8 + 4;
-  // 7: 7; 384: 256 + 128). LLVM splits a power-of-two vector into the
-  // machine's registers cleanly but legalizes wide others poorly: a 144-lane
-  // padding copy into a depthwise convolution's tile made the kernel 3x
-  // slower than with 128 channels and 2x slower than g++'s build of it.
-  // Past 256 lanes the loop used to stay a loop for LLVM's vectorizer, which
-  // left a guarded 384-lane padding copy scalar. Narrow remainders are not
-  // split further, which would copy the body once per bit of the extent.
-  static constexpr int64_t kSplitLanes = 8;
+  // The loop's lanes go out as the vectors VectorPieces names (widest
+  // power of two first, a narrow remainder as one vector). A 144-lane
+  // padding copy into a depthwise convolution's tile emitted as one vector
+  // made the kernel 3x slower than with 128 channels and 2x slower than
+  // g++'s build of it; past 256 lanes the loop used to stay a loop for
+  // LLVM's vectorizer, which left a guarded 384-lane padding copy scalar.
+  // Narrow remainders are not split further, which would copy the body
+  // once per bit of the extent.
   absl::Status EmitVectorized(const StmtNode& s) {
     vec_var_ = s.var;
     absl::Status st;
-    for (int64_t start = 0; start < s.extent && st.ok();) {
-      const int64_t rest = s.extent - start;
-      int64_t width = 1;
-      while (width * 2 <= rest && width * 2 <= kLlvmMaxVectorLanes) width *= 2;
-      if (rest < kSplitLanes) width = rest;
+    int64_t start = 0;
+    for (int64_t width : VectorPieces(s.extent)) {
+      if (!st.ok()) break;
       lanes_ = width;
       vec_base_ = start;
       st = Emit(s.body);

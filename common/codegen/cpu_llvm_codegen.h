@@ -38,12 +38,13 @@
 
 #include "absl/status/statusor.h"
 #include "common/lower/program.h"
+#include "common/lower/vector_pieces.h"
 
 namespace pruner {
 
 // The widest vector one piece of a vectorized loop becomes; a loop of up to
 // kLlvmMaxVectorizedExtent iterations goes out as several pieces.
-inline constexpr int64_t kLlvmMaxVectorLanes = 256;
+inline constexpr int64_t kLlvmMaxVectorLanes = kMaxVectorPieceLanes;
 inline constexpr int64_t kLlvmMaxVectorizedExtent = 4 * kLlvmMaxVectorLanes;
 // Programs whose IR before optimization exceeds this many instructions (or
 // that unroll into more than 16,384 stores) are refused as invalid

@@ -257,13 +257,16 @@ TEST(IssueSymbols, StridedVectorReadIsAGather) {
 // CSE keeps one load per distinct address, and a read stays in registers
 // across M only while it fits. Depthwise 3 x 3, stride 1 (C 8, 16 x 16 ->
 // 14 x 14), yy split by 2 with yy.1, ry, rx unrolled (18 steps) around the
-// 14-lane vector loop xx: M = yy.0, outer = 8 x 7 = 56. The input row
-// yy.1 + ry takes 4 values (a sliding window), not 2 x 3: 4 x 3 (rx)
-// vectors per iteration. The weight's 9 values do not move with yy.0 and
-// fit the 14 registers the 2 accumulators (yy.1) leave: 9 per run of yy.0.
-// With a 5 x 5 window (12 x 12 out, yy.0 6, outer 48) the input takes
-// (2 + 4) x 5 = 30 vectors and the weight's 25 values no longer fit, so
-// they are loaded every iteration.
+// 14-lane vector loop xx: M = yy.0, outer = 8 x 7 = 56. On 8-lane
+// registers a 14-lane value is two vectors (8 + 6 lanes), so each of the
+// 18 statements issues twice. The input row yy.1 + ry takes 4 values (a
+// sliding window), not 2 x 3: 4 x 3 (rx) values, 24 vectors, per
+// iteration. The weight's 9 values do not move with yy.0 and, as
+// broadcast scalars, fit the 12 registers the 2 accumulators (yy.1, 4
+// vectors) leave: 9 per run of yy.0. With a 5 x 5 window (12 x 12 out,
+// 12 lanes = 8 + 4, yy.0 6, outer 48) the input takes (2 + 4) x 5 = 30
+// values, 60 vectors, and the weight's 25 values no longer fit, so they
+// are loaded every iteration.
 TEST(IssueSymbols, LoadsCountDistinctAddressesAndHoistOnlyWhatFits) {
   // Depthwise R x R, stride 1, on 16 x 16; yy (16 - R + 1 rows) split by 2.
   auto expect_window = [](int r, const IssueCounts& want) {
@@ -279,15 +282,52 @@ TEST(IssueSymbols, LoadsCountDistinctAddressesAndHoistOnlyWhatFits) {
     ExpectIssueCounts(a.estimate.symbols.rows[0], want);
   };
   expect_window(3, {.lanes = 14,
-                    .statements = 56.0 * 18,
+                    .statements = 56.0 * 18 * 2,
                     .loop_iterations = 56,
-                    .loads = 56.0 * 12 + 8.0 * 9,
-                    .stores = 56.0 * 2});
+                    .loads = 56.0 * 24 + 8.0 * 9,
+                    .stores = 56.0 * 4});
   expect_window(5, {.lanes = 12,
-                    .statements = 48.0 * 50,
+                    .statements = 48.0 * 50 * 2,
                     .loop_iterations = 48,
-                    .loads = 48.0 * 30 + 48.0 * 25,
-                    .stores = 48.0 * 2});
+                    .loads = 48.0 * 60 + 48.0 * 25,
+                    .stores = 48.0 * 4});
+}
+
+// A vector loop wider than the registers, or of lanes that are not a power
+// of two, is split into pieces (vector_pieces.h), each a register and an
+// instruction. Matmul 48 x 64 x 48 with a 12-row tile (i.3, unrolled) of
+// L-lane vectors (j.3) under the reduction loop k.1 (8 x 12 steps exceed
+// the budget of 64: M = k.1, outer = 4 (i.0) x 48 / L (j.0) x 8 x 8):
+//   L = 8: 12 accumulators of one register fit the 16; A moves with k.1
+//     (12 broadcasts per iteration), B one vector; C is stored once per
+//     run of k.1 (outer / 8 runs).
+//   L = 12 (8 + 4 lanes): every statement issues twice, B is two vectors,
+//     and the 24 accumulator registers outnumber the 16: the 8 that do not
+//     fit are stored by every statement, 24,576 x 8 / 24.
+TEST(IssueSymbols, SplitVectorsTakeARegisterAndAnInstructionPerPiece) {
+  auto counts = [](int lanes, const IssueCounts& want) {
+    const std::string steps = "SP 2 0 48 [1,1,12]; SP 2 4 48 [1,1," + std::to_string(lanes) +
+                              "]; SP 2 8 64 [8]; RE 2 [0,4,1,5,8,2,6,9,3,7]; AN 2 0 parallel; "
+                              "AN 2 9 vectorize; PR 2 0 auto_unroll_max_step$64";
+    const Analyzed a = Analyze("matmul:M=48,K=64,N=48", steps);
+    SCOPED_TRACE(a.program.ToString() + a.estimate.ToString(a.program));
+    ASSERT_EQ(a.estimate.symbols.rows.size(), 1u);
+    ExpectIssueCounts(a.estimate.symbols.rows[0], want);
+    // Chains count statements as written: the pieces are chains of their own.
+    EXPECT_DOUBLE_EQ(a.estimate.symbols.rows[0].issue_chain_steps,
+                     a.estimate.symbols.rows[0].issue_statements /
+                         (want.lanes == 8 ? 1 : 2) / 12);
+  };
+  counts(8, {.lanes = 8,
+             .statements = 1536.0 * 12,
+             .loop_iterations = 1536,
+             .loads = 1536.0 * (12 + 1),
+             .stores = 1536.0 / 8 * 12});
+  counts(12, {.lanes = 12,
+              .statements = 1024.0 * 12 * 2,
+              .loop_iterations = 1024,
+              .loads = 1024.0 * (12 + 2),
+              .stores = 1024.0 * 12 * 2 * 8 / 24});
 }
 
 // Cache lines into L1 (32 KiB) for M = N = 64, K = 4096. The naive nest
