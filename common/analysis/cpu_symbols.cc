@@ -43,7 +43,8 @@
 //     reassociation, so never a reduction loop): min(extent(M), width).
 //   slp lanes: LLVM's SLP vectorizer on the unrolled body's innermost loop
 //     when no vector loop exists and that loop writes D contiguously and
-//     every read is contiguous or invariant in it: min(extent, width).
+//     every read is contiguous or invariant in it, and no read sits in a
+//     select's arm (scalar code branches around it): min(extent, width).
 //   pieces: the machine registers one value of the vector loop takes, as
 //     the backend splits it (vector_pieces.h: 14 lanes are an 8- and a
 //     6-lane vector, 2 registers of 16 lanes); 1 without a vector loop.
@@ -84,6 +85,7 @@
 #include "common/analysis/cache_traffic.h"
 #include "common/analysis/store_symbols.h"
 #include "common/analysis/transfer_run.h"
+#include "common/ir/expr.h"
 #include "common/lower/vector_pieces.h"
 
 namespace pruner {
@@ -120,6 +122,25 @@ bool Packable(const Program& program, const StoreAccesses& accesses, int var) {
     if (StrideClass(program, accesses, groups[g], var) == 2) return false;
   }
   return true;
+}
+
+// Whether the value reads memory in an arm of a select (a padding copy's
+// select(in bounds, input[...], 0)). The backend emits such a select in
+// scalar code as a branch around the read (cpu_llvm_codegen.cc, Guarded:
+// the read may be out of bounds when the condition is false), and LLVM's
+// SLP vectorizer does not pack statements across branches: a padding copy
+// unrolled 16 x 16 stays 256 scalar branches.
+bool ReadsUnderASelect(const Expr& value) {
+  bool guarded = false;
+  VisitExpr(value, [&](const ExprNode& n) {
+    if (guarded || n.kind != ExprKind::kSelect) return;
+    for (size_t arm = 1; arm < n.args.size(); ++arm) {
+      VisitExpr(n.args[arm], [&](const ExprNode& a) {
+        if (a.kind == ExprKind::kRead) guarded = true;
+      });
+    }
+  });
+  return guarded;
 }
 
 void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
@@ -162,10 +183,20 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   double slp_lanes = 1;
   // (When the loop vectorizer already took M, its body is vector code.)
   if (vec < 0 && auto_lanes == 1 && m < n - 1 && loops[n - 1].extent >= 2 &&
-      Packable(program, accesses, loops[n - 1].var)) {
+      Packable(program, accesses, loops[n - 1].var) && !ReadsUnderASelect(site.store->value)) {
     slp = n - 1;
     slp_lanes = std::min<double>(static_cast<double>(loops[slp].extent), machine.l1_width);
   }
+  // The vectors the SLP vectorizer makes of one row along its loop: as many
+  // as the backend's split would (28 statements: 16 + 8 + 4 lanes, 3
+  // vectors, not 28 / 16).
+  const double slp_vectors =
+      slp >= 0 ? static_cast<double>(VectorRegisters(loops[slp].extent, machine.l1_width)) : 1;
+  // What loop `l` multiplies a body count by: its extent, or along the SLP
+  // loop its vectors.
+  auto body_factor = [&](int l) {
+    return l == slp ? slp_vectors : static_cast<double>(loops[l].extent);
+  };
   double body = 1;
   for (int l = m + 1; l < n; ++l) {
     if (l != vec) body *= static_cast<double>(loops[l].extent);
@@ -179,7 +210,8 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   s->issue_lanes = std::max({lanes, auto_lanes, slp_lanes});
   // Statements of the body as written (an update's chains count these: the
   // pieces of one statement are chains of their own), and as issued.
-  const double body_statements = outer * body / (auto_lanes * slp_lanes);
+  const double body_statements =
+      outer * body / auto_lanes / (slp >= 0 ? loops[slp].extent / slp_vectors : 1.0);
   s->issue_statements = body_statements * pieces;
   s->issue_loop_iterations = outer / auto_lanes;
   // The body loop (inside M, not the vector loop) that runs `var`, or -1.
@@ -198,7 +230,7 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
     double moving = 1;
     for (int l = m + 1; l < n; ++l) {
       if (l != vec && accesses.Uses(g, loops[l].var)) {
-        moving *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
+        moving *= body_factor(l);
       }
     }
     if (g.num_instances == 0) return moving;
@@ -213,7 +245,7 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
           const int l = body_loop(t.var);
           if (l < 0) continue;
           const double extent = static_cast<double>(loops[l].extent);
-          product *= extent / (l == slp ? slp_lanes : 1);
+          product *= body_factor(l);
           span += static_cast<double>(t.coef < 0 ? -t.coef : t.coef) * (extent - 1);
           if (l == slp) window = false;
         }
@@ -277,7 +309,7 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   double interleaved = 1;
   for (int l = innermost_reduction + 1; l < n; ++l) {
     if (l != vec && accesses.Uses(groups.front(), loops[l].var)) {
-      interleaved *= static_cast<double>(loops[l].extent) / (l == slp ? slp_lanes : 1);
+      interleaved *= body_factor(l);
     }
   }
   s->issue_chain_steps = accumulates ? body_statements / interleaved : 0;

@@ -330,6 +330,46 @@ TEST(IssueSymbols, SplitVectorsTakeARegisterAndAnInstructionPerPiece) {
               .stores = 1024.0 * 12 * 2 * 8 / 24});
 }
 
+// The SLP vectorizer splits a row as the backend splits a vector loop: 12
+// statements along j.3 become an 8- and a 4-lane vector, 2 per row, not
+// 12 / 8. The scalar tile above with 12 columns (matmul 64 x 64 x 48):
+// outer = 16 x 4 x 8 x 8 = 4096 iterations of k.1, each 4 rows x 2
+// vectors; A 4 broadcasts and B 2 vectors per iteration; 8 accumulators,
+// stored once per run of k.1.
+TEST(IssueSymbols, SlpRowsSplitAsTheBackendSplitsVectors) {
+  const Analyzed a = Analyze("matmul:M=64,K=64,N=48",
+                             "SP 2 0 64 [1,1,4]; SP 2 4 48 [1,1,12]; SP 2 8 64 [8]; "
+                             "RE 2 [0,4,1,5,8,2,6,9,3,7]; AN 2 0 parallel; "
+                             "PR 2 0 auto_unroll_max_step$64");
+  SCOPED_TRACE(a.program.ToString() + a.estimate.ToString(a.program));
+  ASSERT_EQ(a.estimate.symbols.rows.size(), 1u);
+  ExpectIssueCounts(a.estimate.symbols.rows[0], {.lanes = 8,
+                                                 .statements = 4096.0 * 4 * 2,
+                                                 .loop_iterations = 4096,
+                                                 .loads = 4096.0 * (4 + 2),
+                                                 .stores = 4096.0 / 8 * 8});
+}
+
+// A padding copy reads its input in a select's arm; scalar code branches
+// around that read (it may be out of bounds), and LLVM's SLP vectorizer
+// does not pack across branches. Depthwise 3 x 3 with pad 1 on 14 x 14,
+// unscheduled: the pad stage's 16-step w loop is always unrolled and M =
+// h, so its 8 x 16 x 16 statements stay scalar. A ReLU of the same
+// 16-column rows, whose read is unguarded, is packed: 16 / 8 lanes.
+TEST(IssueSymbols, ReadsUnderASelectAreNotSlpPacked) {
+  const Analyzed padded = Analyze("depthwise_conv2d:C=8,H=14,W=14,R=3,S=3,pad=1", "");
+  SCOPED_TRACE(padded.program.ToString() + padded.estimate.ToString(padded.program));
+  const BufferSymbols pad = RowOf(padded.program, padded.estimate.symbols, "pad");
+  EXPECT_DOUBLE_EQ(pad.issue_lanes, 1);
+  EXPECT_DOUBLE_EQ(pad.issue_statements, 8.0 * 16 * 16);
+  EXPECT_DOUBLE_EQ(pad.issue_loop_iterations, 8.0 * 16);
+
+  const Analyzed relu = Analyze("relu:shape=128x16", "");
+  ASSERT_EQ(relu.estimate.symbols.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(relu.estimate.symbols.rows[0].issue_lanes, 8);
+  EXPECT_DOUBLE_EQ(relu.estimate.symbols.rows[0].issue_statements, 128.0 * 2);
+}
+
 // Cache lines into L1 (32 KiB) for M = N = 64, K = 4096. The naive nest
 // (i, j, k) walks B[k, j] down a 4,096-long column; one run of k (a row of
 // A, a column of B, one C: 32 KiB + 4 B) does not fit, so each of the 4,096
