@@ -32,11 +32,9 @@
 // pruner's warm-up rounds (one per task, 3 seeds) with all picks drafted
 // reached ansor-xgb's in 15 of 18 against 8 of 18, and the six-task
 // objective after them fell in every seed (bench/README.md, "Cold tasks
-// take the draft's best"). A verifier pretrained on another CPU
-// (moa-pruner) and the drafter are each better on different tasks (after
-// session 38's drafter: the drafter on depthwise and batch-matmul, the
-// Xeon-pretrained PaCM on the 1x1 convolution), so strategies with a
-// pretrained verifier take half from each (strategy.cc).
+// take the draft's best"). Every strategy takes all of them (strategy.cc):
+// with session 39's drafter, moa-pruner's all-drafted warm-ups beat those
+// half taken from its Xeon-pretrained PaCM (bench/README.md).
 // Both models are shared, not owned. The tuning loop trains the verifier;
 // the drafter's Update is never called here.
 #ifndef PRUNER_COMMON_SEARCH_DRAFT_VERIFY_POLICY_H_

@@ -168,11 +168,12 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(
     dv.eps_greedy = options.eps_greedy;
     dv.sketch.seed_schedules = options.seed_schedules;
     if (options.num_iters >= 0) dv.verify_num_iters = options.num_iters;
-    // A verifier trained only on this job's other tasks ranks a task it
-    // has not seen worse than the drafter: cold tasks take the draft's
-    // best. One pretrained on another device's records and the drafter
-    // each win on different tasks (moa-pruner's warm-up rounds): half each.
-    dv.cold_task_draft_share = strategy.NeedsPretrainedModel() ? 0.5 : 1;
+    // A verifier trained only on this job's other tasks, or pretrained on
+    // another device, ranks a task it has not seen worse than the drafter:
+    // cold tasks take the draft's best (moa-pruner took half from its
+    // Xeon-pretrained PaCM until session 39, when all-drafted warm-ups
+    // reached ansor-xgb's final 7.6x sooner against 3.0x: bench/README.md).
+    dv.cold_task_draft_share = 1;
     PRUNER_RETURN_IF_ERROR(dv.Validate());
     SymbolAnalyzerModelOptions psa;
     psa.analyzer = AnalyzerOptions::Calibrated(draft_constants);
