@@ -159,7 +159,11 @@ int Run(const Flags& flags) {
     settings.threads = flags.threads;
     settings.calibrate_folds = flags.calibrate_folds;
     if (!flags.dump_lse.empty()) {
-      const absl::Status dumped = DumpLseRows(replayed, analyzer_device, AnalyzerOptions::Paper(),
+      // The draft's analyzer: the issue model on CPUs, the paper's Eq. 1 on GPUs.
+      const AnalyzerOptions dumped_options = analyzer_device.IsGpu()
+                                                 ? AnalyzerOptions::Paper()
+                                                 : AnalyzerOptions::Calibrated();
+      const absl::Status dumped = DumpLseRows(replayed, analyzer_device, dumped_options,
                                               flags.dump_lse, flags.threads);
       if (!dumped.ok()) {
         std::fprintf(stderr, "--dump-lse: %s\n", dumped.ToString().c_str());

@@ -1,5 +1,6 @@
 #include "bench/dataset/lse_dump.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -64,7 +65,8 @@ std::string DumpSchedule(int w, int j, double measured, const std::string& sente
         &out,
         "%d\t%d\t%.6g\t%.6g\t%zu\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g"
         "\t%.6g\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\t%.6g\t%.6g\t%d\t%d\t%d\t%.6g\t%.6g"
-        "\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s\n",
+        "\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g"
+        "\t%s\n",
         w, j, measured, estimate->latency_s, i, RowKindName(s.kind),
         program.buffer(s.buffer).scope == MemScope::kGlobal ? 0 : 1, s.s1_registers,
         s.s2_thread_flops, s.s3_l1_bytes, s.s4_l1_parallel, s.s5_global_elements, s.s6_l2_parallel,
@@ -73,7 +75,8 @@ std::string DumpSchedule(int w, int j, double measured, const std::string& sente
         p.l1_memory, p.l2_memory, r.compute_s, r.memory_s, l.loops, l.innermost_kind,
         static_cast<int>(l.innermost_extent), l.unrolled, l.vectorized, l.parallel_loops, l.executions, s.issue_lanes, s.issue_statements, s.issue_loads,
         s.issue_stores, s.issue_loop_iterations, s.issue_l1_lines, s.issue_l2_lines,
-        s.issue_dram_elements, s.issue_gathered_lanes, sentence);
+        s.issue_dram_elements, s.issue_gathered_lanes, s.issue_float_ops, s.issue_chain_steps,
+        std::max(1.0, analyzer.machine().l2_units * p.l2_compute), sentence);
   }
   return out;
 }
@@ -108,7 +111,8 @@ absl::Status DumpLseRows(const ReplayedDataset& data, const DeviceProfile& devic
       "w\tj\tmeasured_s\testimate_s\trow\tkind\tlocal\ts1\ts2\ts3\ts4\ts5\ts6\ts7\ts8\ttile_out"
       "\treuse_flops\treuse_elems\tp_l0c\tp_l1c\talpha\tp_l2c\tp_l0m\tp_l1m\tp_l2m\tcompute_s"
       "\tmemory_s\tloops\tinner_kind\tinner_extent\tunrolled\tvectorized\tparallel_loops"
-      "\texecutions\ti_lanes\ti_stmts\ti_loads\ti_stores\ti_iters\ti_l1_lines\ti_l2_lines\ti_dram\ti_gather\tsteps\n",
+      "\texecutions\ti_lanes\ti_stmts\ti_loads\ti_stores\ti_iters\ti_l1_lines\ti_l2_lines\ti_dram\ti_gather"
+      "\ti_float_ops\ti_chain_steps\tcores\tsentence\n",
       file.get());
   for (const std::string& line : lines) std::fputs(line.c_str(), file.get());
   return absl::OkStatus();

@@ -31,7 +31,8 @@
 // Stopping and going on: with --state-dir DIR every run that finished is
 // kept in DIR (run_<strategy>_<seed>.json, its curve and schedules), and a
 // benchmark started again with the same DIR and settings reads those back
-// instead of tuning them again (more --seeds or --strategies add runs). A
+// instead of tuning them again (more --seeds or --strategies add runs;
+// --seeds-of lse-xgb=1,2 gives a costly strategy fewer seeds than the rest). A
 // run cut short (Ctrl-C, a crash) is tuned again from its start; the
 // re-measurement and the report always cover every run. DIR/settings.json
 // holds the settings the runs were made with; a different setting is
@@ -85,6 +86,9 @@ struct Options {
   RunSettings run{/*trials=*/192, /*per_round=*/16, /*population=*/2048, /*threads=*/1};
   std::vector<uint64_t> seeds = {1, 2};
   std::vector<std::string> strategies = {"ansor-xgb", "pruner", "moa-pruner"};
+  // --seeds-of STRATEGY=LIST: that strategy runs only these seeds (a subset
+  // of --seeds, whose ansor runs are its targets).
+  std::map<std::string, std::vector<uint64_t>> seeds_of;
   int64_t source_trials = 192;
   std::string source_strategy = "random";
   std::string source_db;      // with source_device: a pretrained checkpoint of another device
@@ -95,6 +99,13 @@ struct Options {
   std::string state_dir;  // finished runs, kept for a restart (empty: none)
 };
 
+// Whether `strategy` runs `seed` (--seeds-of narrows a strategy's seeds).
+bool Runs(const Options& opt, const std::string& strategy, uint64_t seed) {
+  auto it = opt.seeds_of.find(strategy);
+  return it == opt.seeds_of.end() ||
+         std::find(it->second.begin(), it->second.end(), seed) != it->second.end();
+}
+
 void Usage(const char* argv0) {
   std::fprintf(
       stderr,
@@ -103,7 +114,7 @@ void Usage(const char* argv0) {
       "          [--source-trials N] [--source-db FILE --source-device KEY]\n"
       "          [--source-strategy random|ansor-xgb] [--population N] [--threads N]\n"
       "          [--remeasure-rounds N] [--remeasure-per-run N] [--seed-schedules] [--quiet]\n"
-      "          [--quick]\n"
+      "          [--quick] [--seeds-of STRATEGY=1,2 ...]\n"
       "          [--state-dir DIR] [--list NETWORK]\n"
       "LIST: operator specs and NETWORK/I subgraph tasks, comma-separated\n"
       "      (e.g. dense:M=512,K=512,N=512,bert-tiny/1); --list bert-tiny shows the tasks.\n",
@@ -148,6 +159,21 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
         if (!absl::SimpleAtoi(s, &v)) return false;
         opt->seeds.push_back(v);
       }
+    } else if (a == "--seeds-of") {
+      const std::string value = next();
+      const std::vector<std::string> parts = absl::StrSplit(value, absl::MaxSplits('=', 1));
+      if (parts.size() != 2 || parts[0].empty()) {
+        std::fprintf(stderr, "--seeds-of wants STRATEGY=LIST, not '%s'\n", value.c_str());
+        return false;
+      }
+      std::vector<uint64_t>& seeds = opt->seeds_of[parts[0]];
+      seeds.clear();
+      for (absl::string_view s : absl::StrSplit(parts[1], ',', absl::SkipEmpty())) {
+        uint64_t v = 0;
+        if (!absl::SimpleAtoi(s, &v)) return false;
+        seeds.push_back(v);
+      }
+      if (seeds.empty()) return false;
     } else if (a == "--strategies") {
       opt->strategies = absl::StrSplit(next(), ',', absl::SkipEmpty());
     } else {
@@ -166,6 +192,24 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
     if (!given.count("--remeasure-per-run")) opt->remeasure_per_run = 6;
   }
   if (opt->seeds.empty() || opt->strategies.empty()) return false;
+  for (const auto& [strategy, seeds] : opt->seeds_of) {
+    if (std::find(opt->strategies.begin(), opt->strategies.end(), strategy) ==
+        opt->strategies.end()) {
+      std::fprintf(stderr, "--seeds-of %s: not one of --strategies\n", strategy.c_str());
+      return false;
+    }
+    if (strategy == "ansor-xgb") {
+      std::fprintf(stderr, "--seeds-of: ansor-xgb runs every seed (it sets the targets)\n");
+      return false;
+    }
+    for (uint64_t seed : seeds) {
+      if (std::find(opt->seeds.begin(), opt->seeds.end(), seed) == opt->seeds.end()) {
+        std::fprintf(stderr, "--seeds-of %s: seed %llu is not in --seeds\n", strategy.c_str(),
+                     static_cast<unsigned long long>(seed));
+        return false;
+      }
+    }
+  }
   if (opt->source_db.empty() != opt->source_device.empty()) {
     std::fprintf(stderr, "--source-db and --source-device go together\n");
     return false;
@@ -306,6 +350,9 @@ int Main(int argc, char** argv) {
               absl::StrJoin(opt.strategies, ",").c_str(), absl::StrJoin(opt.seeds, ",").c_str(),
               static_cast<long long>(opt.run.trials), opt.run.per_round, opt.run.population,
               opt.run.threads);
+  for (const auto& [strategy, seeds] : opt.seeds_of) {
+    std::printf("  %s runs seeds %s only\n", strategy.c_str(), absl::StrJoin(seeds, ",").c_str());
+  }
   for (const SearchTask& t : *tasks) {
     std::printf("  workload %-50s %.3f GFLOP\n", t.name.c_str(), t.dag->FlopCount() / 1e9);
   }
@@ -330,6 +377,7 @@ int Main(int argc, char** argv) {
   std::map<std::pair<std::string, uint64_t>, RunTrace> saved;
   for (uint64_t seed : opt.seeds) {
     for (const std::string& strategy : opt.strategies) {
+      if (!Runs(opt, strategy, seed)) continue;
       if (std::optional<RunTrace> run = LoadSavedRun(opt, strategy, seed)) {
         saved.emplace(std::make_pair(strategy, seed), *std::move(run));
       }
@@ -340,7 +388,8 @@ int Main(int argc, char** argv) {
   }
   bool moa_to_tune = false;
   for (uint64_t seed : opt.seeds) {
-    moa_to_tune = moa_to_tune || (moa && !saved.count({"moa-pruner", seed}));
+    moa_to_tune =
+        moa_to_tune || (moa && Runs(opt, "moa-pruner", seed) && !saved.count({"moa-pruner", seed}));
   }
 
   const std::string dir = MakeWorkDir("pruner_bench_search_efficiency");
@@ -369,6 +418,7 @@ int Main(int argc, char** argv) {
       const uint64_t seed = opt.seeds[si];
       for (size_t k = 0; k < opt.strategies.size(); ++k) {
         const std::string& strategy = opt.strategies[(k + si) % opt.strategies.size()];
+        if (!Runs(opt, strategy, seed)) continue;
         if (auto it = saved.find({strategy, seed}); it != saved.end()) {
           runs.push_back(it->second);
           std::printf("tuning: %s seed %llu read back (%lld trials in %.1f s)\n\n",
@@ -484,7 +534,11 @@ int Main(int argc, char** argv) {
     const RatioMeans m = GeoMeanRatios(summary, strategy);
     if (m.runs == 0) return "na";
     const double g = trials ? m.trials_ratio : m.time_ratio;
-    if (m.reached == m.runs) return absl::StrFormat("%.3f", g);
+    // A strategy judged on fewer seeds than the line's seeds= says how many.
+    if (m.reached == m.runs && m.runs == static_cast<int>(opt.seeds.size())) {
+      return absl::StrFormat("%.3f", g);
+    }
+    if (m.reached == m.runs) return absl::StrFormat("%.3f(reached_%d/%d)", g, m.reached, m.runs);
     return absl::StrFormat("%s(reached_%d/%d,final_%.3f)",
                            m.reached > 0 ? absl::StrFormat("%.3f", g) : "never", m.reached,
                            m.runs, m.final_ratio);
