@@ -59,6 +59,7 @@ struct Flags {
   bool skip_lse = false;
   std::string dump_lse;  // the analyzer's rows of every schedule, for calibration
   int calibrate_folds = 2;  // CPU issue model fitted here, cross-validated
+  std::string records_codegen = "llvm";  // the compiler that built the records' kernels
   bool skip_models = false;
   std::string dump_scores;  // every held-out schedule's latency and score, per model
 };
@@ -158,11 +159,16 @@ int Run(const Flags& flags) {
     settings.draws = flags.draws;
     settings.threads = flags.threads;
     settings.calibrate_folds = flags.calibrate_folds;
+    settings.codegen = flags.records_codegen == "gcc" ? CpuCodegen::kGcc : CpuCodegen::kLlvm;
+    if (!analyzer_device.IsGpu()) {
+      std::printf("The issue model counts the code of %s (--records-codegen)\n",
+                  settings.codegen == CpuCodegen::kGcc ? "g++" : "the LLVM backend");
+    }
     if (!flags.dump_lse.empty()) {
       // The draft's analyzer: the issue model on CPUs, the paper's Eq. 1 on GPUs.
-      const AnalyzerOptions dumped_options = analyzer_device.IsGpu()
-                                                 ? AnalyzerOptions::Paper()
-                                                 : AnalyzerOptions::Calibrated();
+      AnalyzerOptions dumped_options = analyzer_device.IsGpu() ? AnalyzerOptions::Paper()
+                                                               : AnalyzerOptions::Calibrated();
+      dumped_options.cpu_codegen = settings.codegen;
       const absl::Status dumped = DumpLseRows(replayed, analyzer_device, dumped_options,
                                               flags.dump_lse, flags.threads);
       if (!dumped.ok()) {
@@ -356,6 +362,11 @@ int main(int argc, char** argv) {
                  "CPUs: fit the issue model's constants on the records, cross-validated over "
                  "this many folds of workloads (0: off)")
       ->check(CLI::Range(0, 100));
+  app.add_option("--records-codegen", flags.records_codegen,
+                 "CPUs: the compiler that built the records' kernels, whose code the issue model "
+                 "counts: llvm (the default backend since 2026-11-27) or gcc (--backend gcc, Arm "
+                 "workers, records measured before then)")
+      ->check(CLI::IsMember({"llvm", "gcc"}));
   app.add_option("--dump-lse", flags.dump_lse,
                  "write the analyzer's symbols, penalties and estimate of every schedule, one "
                  "line per row, beside its measured latency (tab-separated)");

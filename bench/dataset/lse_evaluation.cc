@@ -196,8 +196,10 @@ absl::StatusOr<LseEvaluation> EvaluateLse(const ReplayedDataset& data, const Dev
   out.lowering_failures = lowered.failures;
 
   for (const AnalyzerVariant& variant : settings.variants) {
+    AnalyzerOptions options = variant.options;
+    options.cpu_codegen = settings.codegen;
     PRUNER_ASSIGN_OR_RETURN(auto analyzer,
-                            SymbolAnalyzer::Create(variant.device.value_or(device), variant.options));
+                            SymbolAnalyzer::Create(variant.device.value_or(device), options));
     int64_t unscored = 0;
     const auto estimates = Estimate(lowered, analyzer, settings.threads, &unscored);
     const std::vector<ScoredWorkload> scored = Scored(data, &estimates);
@@ -211,8 +213,9 @@ absl::StatusOr<LseEvaluation> EvaluateLse(const ReplayedDataset& data, const Dev
   }
 
   if (settings.calibrate_folds > 0 && !device.IsGpu()) {
-    PRUNER_ASSIGN_OR_RETURN(auto analyzer,
-                            SymbolAnalyzer::Create(device, AnalyzerOptions::Calibrated()));
+    AnalyzerOptions options = AnalyzerOptions::Calibrated();
+    options.cpu_codegen = settings.codegen;
+    PRUNER_ASSIGN_OR_RETURN(auto analyzer, SymbolAnalyzer::Create(device, options));
     const std::vector<IssueWorkload> issue = IssueData(data, lowered, analyzer, settings.threads);
     const int k = settings.calibrate_folds;
     std::vector<std::vector<double>> estimates(data.workloads.size());

@@ -103,6 +103,8 @@ struct LseSettings {
   // > 0 on CPUs: fit the issue model's constants with this many folds over
   // the workloads (workload i is in fold i % k) and add the held-out row.
   int calibrate_folds = 0;
+  // CPUs: whose code the issue model counts (every variant and the fits).
+  CpuCodegen codegen = CpuCodegen::kLlvm;
 };
 
 // FailedPrecondition when the device profile lacks what the analyzer needs.

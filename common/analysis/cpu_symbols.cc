@@ -125,11 +125,12 @@ bool Packable(const Program& program, const StoreAccesses& accesses, int var) {
 }
 
 // Whether the value reads memory in an arm of a select (a padding copy's
-// select(in bounds, input[...], 0)). The backend emits such a select in
-// scalar code as a branch around the read (cpu_llvm_codegen.cc, Guarded:
+// select(in bounds, input[...], 0)). The LLVM backend emits such a select
+// in scalar code as a branch around the read (cpu_llvm_codegen.cc, Guarded:
 // the read may be out of bounds when the condition is false), and LLVM's
 // SLP vectorizer does not pack statements across branches: a padding copy
-// unrolled 16 x 16 stays 256 scalar branches.
+// unrolled 16 x 16 stays 256 scalar branches. (g++ if-converts it into a
+// load and a blend: MachineParams::guarded_reads_branch.)
 bool ReadsUnderASelect(const Expr& value) {
   bool guarded = false;
   VisitExpr(value, [&](const ExprNode& n) {
@@ -183,7 +184,8 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   double slp_lanes = 1;
   // (When the loop vectorizer already took M, its body is vector code.)
   if (vec < 0 && auto_lanes == 1 && m < n - 1 && loops[n - 1].extent >= 2 &&
-      Packable(program, accesses, loops[n - 1].var) && !ReadsUnderASelect(site.store->value)) {
+      Packable(program, accesses, loops[n - 1].var) &&
+      !(machine.guarded_reads_branch && ReadsUnderASelect(site.store->value))) {
     slp = n - 1;
     slp_lanes = std::min<double>(static_cast<double>(loops[slp].extent), machine.l1_width);
   }

@@ -81,6 +81,7 @@ absl::StatusOr<MachineParams> ResolveCpu(const DeviceProfile& d, const AnalyzerO
   m.l2_units = cores;
   m.transaction_bytes = Known(d.cache_line_bytes, 64, "cache_line_bytes", &m.notes);
   m.clock_hz = Known(d.clock_mhz, 3000.0, "clock_mhz", &m.notes) * 1e6;
+  m.guarded_reads_branch = options.cpu_codegen == CpuCodegen::kLlvm;
   return m;
 }
 

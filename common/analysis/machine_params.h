@@ -42,6 +42,9 @@ struct MachineParams {
   int sm_count = 0;           // GPU
   int transaction_bytes = 0;  // n_l2: DRAM sector (GPU) / cache line (CPU)
   double clock_hz = 0;        // CPU: core clock (the issue model counts cycles)
+  // CPU: a read in a select's arm is a branch in scalar code, which the
+  // SLP vectorizer does not pack (LLVM's code); false: a blend (g++'s).
+  bool guarded_reads_branch = true;
 
   // Every fallback taken, for logs ("" when the profile had everything).
   std::string notes;

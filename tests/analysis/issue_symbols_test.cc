@@ -370,6 +370,21 @@ TEST(IssueSymbols, ReadsUnderASelectAreNotSlpPacked) {
   EXPECT_DOUBLE_EQ(relu.estimate.symbols.rows[0].issue_statements, 128.0 * 2);
 }
 
+// g++ if-converts the same select into a load and a blend (cpu_codegen.h),
+// so for its code the pad rows pack like the ReLU's: 16 columns, 2 vectors
+// of 8 lanes a row.
+TEST(IssueSymbols, GuardedReadsPackInGccCode) {
+  AnalyzerOptions gcc = AnalyzerOptions::Calibrated();
+  gcc.cpu_codegen = CpuCodegen::kGcc;
+  const Analyzed padded = testing::AnalyzeSteps("depthwise_conv2d:C=8,H=14,W=14,R=3,S=3,pad=1",
+                                                "", testing::HandCpu(), gcc);
+  SCOPED_TRACE(padded.program.ToString() + padded.estimate.ToString(padded.program));
+  const BufferSymbols pad = RowOf(padded.program, padded.estimate.symbols, "pad");
+  EXPECT_DOUBLE_EQ(pad.issue_lanes, 8);
+  EXPECT_DOUBLE_EQ(pad.issue_statements, 8.0 * 16 * 2);
+  EXPECT_DOUBLE_EQ(pad.issue_loop_iterations, 8.0 * 16);
+}
+
 // Cache lines into L1 (32 KiB) for M = N = 64, K = 4096. The naive nest
 // (i, j, k) walks B[k, j] down a 4,096-long column; one run of k (a row of
 // A, a column of B, one C: 32 KiB + 4 B) does not fit, so each of the 4,096
