@@ -121,6 +121,17 @@ void Usage(const char* argv0) {
       argv0);
 }
 
+// "1,2,3" -> {1, 2, 3}; false on a value that is not a number.
+bool ParseSeeds(absl::string_view text, std::vector<uint64_t>* seeds) {
+  seeds->clear();
+  for (absl::string_view s : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    uint64_t v = 0;
+    if (!absl::SimpleAtoi(s, &v)) return false;
+    seeds->push_back(v);
+  }
+  return true;
+}
+
 bool ParseFlags(int argc, char** argv, Options* opt) {
   bool quick = false;
   std::set<std::string> given;
@@ -153,12 +164,7 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
       PrintNetworkTasks(next());
       std::exit(0);
     } else if (a == "--seeds") {
-      opt->seeds.clear();
-      for (absl::string_view s : absl::StrSplit(next(), ',', absl::SkipEmpty())) {
-        uint64_t v = 0;
-        if (!absl::SimpleAtoi(s, &v)) return false;
-        opt->seeds.push_back(v);
-      }
+      if (!ParseSeeds(next(), &opt->seeds)) return false;
     } else if (a == "--seeds-of") {
       const std::string value = next();
       const std::vector<std::string> parts = absl::StrSplit(value, absl::MaxSplits('=', 1));
@@ -167,13 +173,7 @@ bool ParseFlags(int argc, char** argv, Options* opt) {
         return false;
       }
       std::vector<uint64_t>& seeds = opt->seeds_of[parts[0]];
-      seeds.clear();
-      for (absl::string_view s : absl::StrSplit(parts[1], ',', absl::SkipEmpty())) {
-        uint64_t v = 0;
-        if (!absl::SimpleAtoi(s, &v)) return false;
-        seeds.push_back(v);
-      }
-      if (seeds.empty()) return false;
+      if (!ParseSeeds(parts[1], &seeds) || seeds.empty()) return false;
     } else if (a == "--strategies") {
       opt->strategies = absl::StrSplit(next(), ',', absl::SkipEmpty());
     } else {
