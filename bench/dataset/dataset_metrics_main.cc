@@ -28,6 +28,7 @@
 #include "bench/dataset/metrics_report.h"
 #include "bench/dataset/model_topk.h"
 #include "bench/dataset/replayed_dataset.h"
+#include "bench/dataset/source_dump.h"
 #include "common/base/parallel_for.h"
 #include "common/store/records_store.h"
 
@@ -57,6 +58,8 @@ struct Flags {
   int analyzer_cores = -1;  // -1: the kernels' thread count; 0: the profile's
   uint64_t seed = 43;  // model initialization, batch order, training subsets
   bool skip_lse = false;
+  std::string dump_sources;     // DIR: the C++ source of every schedule of one workload
+  std::string dump_sources_of;  // that workload's key or name
   std::string dump_lse;  // the analyzer's rows of every schedule, for calibration
   int calibrate_folds = 2;  // CPU issue model fitted here, cross-validated
   std::string records_codegen = "llvm";  // the compiler that built the records' kernels
@@ -163,6 +166,14 @@ int Run(const Flags& flags) {
     if (!analyzer_device.IsGpu()) {
       std::printf("The issue model counts the code of %s (--records-codegen)\n",
                   settings.codegen == CpuCodegen::kGcc ? "g++" : "the LLVM backend");
+    }
+    if (!flags.dump_sources.empty()) {
+      const absl::Status dumped = DumpWorkloadSources(replayed, analyzer_device,
+                                                      flags.dump_sources_of, flags.dump_sources);
+      if (!dumped.ok()) {
+        std::fprintf(stderr, "--dump-sources: %s\n", dumped.ToString().c_str());
+        return 1;
+      }
     }
     if (!flags.dump_lse.empty()) {
       // The draft's analyzer: the issue model on CPUs, the paper's Eq. 1 on GPUs.
@@ -370,6 +381,13 @@ int main(int argc, char** argv) {
   app.add_option("--dump-lse", flags.dump_lse,
                  "write the analyzer's symbols, penalties and estimate of every schedule, one "
                  "line per row, beside its measured latency (tab-separated)");
+  CLI::Option* sources_of = app.add_option(
+      "--dump-sources-of", flags.dump_sources_of,
+      "the workload (key or name) whose schedules --dump-sources writes");
+  app.add_option("--dump-sources", flags.dump_sources,
+                 "write DIR/j<index>.cc, the C++ source (the g++ backend's) of every schedule of "
+                 "the workload --dump-sources-of names, with its measured latency")
+      ->needs(sources_of);
   app.add_flag("--skip-models", flags.skip_models, "no learned-model metrics");
   app.add_option("--dump-scores", flags.dump_scores,
                  "write every held-out schedule's measured latency and each model's score, one "

@@ -103,7 +103,11 @@ struct CpuIssueConstants {
 // - a read in a select's arm (a padding copy's `in bounds ? in[i] : 0`) is
 //   a branch around a scalar load in LLVM's code (cpu_llvm_codegen.cc,
 //   Guarded), which LLVM's SLP vectorizer does not pack; g++ if-converts it
-//   into a load and a blend (cpu_codegen.h), which packs like any other row.
+//   into a load and a blend (cpu_codegen.h), which packs like any other row;
+// - g++ prefers 256-bit vectors on Intel's AVX-512 cores, splits a partial
+//   vector into halving pieces, and keeps a reduction's accumulators in
+//   registers only at constant addresses (cpu_symbols.cc says how each is
+//   counted; MachineParams holds the switches).
 enum class CpuCodegen {
   kLlvm,  // the LLVM backend: the default since 2026-11-27
   kGcc,   // the C++ source built by g++: --backend gcc, Arm workers, and

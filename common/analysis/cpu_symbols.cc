@@ -63,7 +63,8 @@
 //   stores = loads(D): one store per distinct destination vector of an
 //     iteration of M (the unrolled body forwards the rest in registers),
 //     none per iteration when M does not move D (a reduction over M keeps
-//     its accumulators in registers), unless the accumulators outnumber
+//     its accumulators in registers, in g++'s code only those at constant
+//     offsets), unless the accumulators outnumber
 //     the vector registers: then the share that does not fit spills, a
 //     store per statement x (accumulators - registers) / accumulators.
 //   loop iterations = Outer.
@@ -80,6 +81,18 @@
 //     in cache lines (CacheLines).
 //   dram elements: the S5 capacity model at the shared L3's capacity (all
 //     of S5 without an L3).
+//
+// g++'s code (AnalyzerOptions::cpu_codegen = kGcc, records built from the
+// C++ source) differs in four ways that change the ranking, each read off
+// g++ 12's assembly of real records' kernels (MachineParams):
+//   - a guarded read is a load and a blend, so its rows SLP-pack;
+//   - on Intel's AVX-512 cores vectors are 8 lanes (ymm), not 16;
+//   - lanes that do not fill a register go out as halving vectors (7
+//     lanes: 4 + 2 + 1, three instructions; LLVM emits one);
+//   - a reduction over M keeps a vector loop's accumulators in registers
+//     only when the body addresses them at constant offsets; a vector tile
+//     that an outer loop moves (a 4 x 16 tile of a 32 x 32 cache-write
+//     buffer) is loaded and stored at every step of M, as stores count.
 #include <algorithm>
 
 #include "common/analysis/cache_traffic.h"
@@ -92,6 +105,19 @@ namespace pruner {
 namespace {
 
 bool Any(const LoopInfo&) { return true; }
+
+// The machine registers (and instructions) one value of a vector loop of
+// `extent` lanes takes: the backend's pieces (vector_pieces.h), or, in g++'s
+// code, full registers and then halving vectors down to a scalar for the
+// rest (its epilogue vectorization: 7 lanes on 8-lane registers are a 4-,
+// a 2-lane vector and a scalar).
+int64_t RegistersPerValue(int64_t extent, const MachineParams& machine) {
+  if (!machine.remainder_in_halving_vectors) return VectorRegisters(extent, machine.l1_width);
+  const int64_t lanes = std::max(machine.l1_width, 1);
+  int64_t registers = extent / lanes;
+  for (int64_t rest = extent % lanes; rest > 0; rest &= rest - 1) ++registers;
+  return std::max<int64_t>(registers, 1);
+}
 
 // How loop `var` steps through the elements of `group` (all instances):
 // 0 = never moves it, 1 = unit stride, 2 = any other stride.
@@ -193,7 +219,7 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   // as the backend's split would (28 statements: 16 + 8 + 4 lanes, 3
   // vectors, not 28 / 16).
   const double slp_vectors =
-      slp >= 0 ? static_cast<double>(VectorRegisters(loops[slp].extent, machine.l1_width)) : 1;
+      slp >= 0 ? static_cast<double>(RegistersPerValue(loops[slp].extent, machine)) : 1;
   // What loop `l` multiplies a body count by: its extent, or along the SLP
   // loop its vectors.
   auto body_factor = [&](int l) {
@@ -208,7 +234,7 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   // into an 8- and a 6-lane vector (vector_pieces.h), two registers where
   // 16 lanes take one.
   const double pieces =
-      vec >= 0 ? static_cast<double>(VectorRegisters(loops[vec].extent, machine.l1_width)) : 1;
+      vec >= 0 ? static_cast<double>(RegistersPerValue(loops[vec].extent, machine)) : 1;
   s->issue_lanes = std::max({lanes, auto_lanes, slp_lanes});
   // Statements of the body as written (an update's chains count these: the
   // pieces of one statement are chains of their own), and as issued.
@@ -316,10 +342,28 @@ void IssueSymbols(const StoreSite& site, const StoreAccesses& accesses,
   }
   s->issue_chain_steps = accumulates ? body_statements / interleaved : 0;
   // The accumulators themselves stay across a reduction over M (their
-  // spill is the term below).
+  // spill is the term below) where the compiler promotes them to registers
+  // (MachineParams::promotes_moving_accumulators: g++ promotes a vector
+  // loop's accumulators only when no loop outside the body moves their
+  // address. Scalar rows it promotes before it vectorizes, as LLVM does:
+  // its store motion runs on the unrolled scalar statements, while a
+  // vector loop is still a loop inside the body.)
+  bool kept = invariant_in_m(groups.front());
+  if (kept && vec >= 0 && !machine.promotes_moving_accumulators) {
+    // Loops outside an attached buffer's allocation move only its place in
+    // the tensor (region_min), not the address within it.
+    const Buffer& d = program.buffer(groups.front().buffer);
+    auto outside_allocation = [&](int var) {
+      return d.attached && std::any_of(d.region_min.begin(), d.region_min.end(),
+                                       [&](const Expr& e) { return UsesVar(e, var); });
+    };
+    for (int l = 0; l < m && kept; ++l) {
+      kept = !accesses.Uses(groups.front(), loops[l].var) || outside_allocation(loops[l].var);
+    }
+  }
   bool unused_gathered = false;
-  const double accumulator_loads = loads_of(groups.front(), accumulators,
-                                            invariant_in_m(groups.front()), &unused_gathered);
+  const double accumulator_loads =
+      loads_of(groups.front(), accumulators, kept, &unused_gathered);
   s->issue_stores = accumulators <= registers
                         ? accumulator_loads
                         : std::max(accumulator_loads,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace pruner {
@@ -71,6 +72,14 @@ absl::StatusOr<MachineParams> ResolveCpu(const DeviceProfile& d, const AnalyzerO
   }
   // fp32 lanes: only float32 is computed today.
   m.l1_width = std::max(1, Known(d.vector_unit_bytes, 16, "vector_unit_bytes", &m.notes) / 4);
+  // g++ tunes Intel's AVX-512 cores for 256-bit vectors (its Skylake to
+  // Sapphire Rapids tunings set -mprefer-vector-width=256): a 16-lane loop
+  // is two ymm instructions and the register file 32 registers of 8 lanes.
+  // (g++ 12 builds an AMD EPYC's code with zmm.)
+  if (options.cpu_codegen == CpuCodegen::kGcc && d.vector_isa == "avx512f" &&
+      absl::StrContains(d.description, "Intel")) {
+    m.l1_width = std::min(m.l1_width, 8);
+  }
   m.register_capacity = static_cast<double>(VectorRegisters(d.vector_isa)) * m.l1_width;
   m.l1_units = Known(d.fma_units_per_core, 2, "fma_units_per_core", &m.notes) * kFmaLatencyCycles;
   m.l1_cache_bytes = Known<int64_t>(d.l1d_cache_bytes, 32 * 1024, "l1d_cache_bytes", &m.notes);
@@ -82,6 +91,8 @@ absl::StatusOr<MachineParams> ResolveCpu(const DeviceProfile& d, const AnalyzerO
   m.transaction_bytes = Known(d.cache_line_bytes, 64, "cache_line_bytes", &m.notes);
   m.clock_hz = Known(d.clock_mhz, 3000.0, "clock_mhz", &m.notes) * 1e6;
   m.guarded_reads_branch = options.cpu_codegen == CpuCodegen::kLlvm;
+  m.promotes_moving_accumulators = options.cpu_codegen == CpuCodegen::kLlvm;
+  m.remainder_in_halving_vectors = options.cpu_codegen == CpuCodegen::kGcc;
   return m;
 }
 

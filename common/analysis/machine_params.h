@@ -45,6 +45,17 @@ struct MachineParams {
   // CPU: a read in a select's arm is a branch in scalar code, which the
   // SLP vectorizer does not pack (LLVM's code); false: a blend (g++'s).
   bool guarded_reads_branch = true;
+  // CPU: a reduction's accumulators stay in registers across the loop M
+  // wherever they live, as LLVM's LICM promotes any location M does not
+  // move; false (g++'s code): only when the unrolled body addresses them at
+  // constant offsets (g++ scalarizes such a tile), so an accumulator whose
+  // address an outer loop moves is loaded and stored at every step of M.
+  bool promotes_moving_accumulators = true;
+  // CPU: how a vector loop's lanes that do not fill a register are emitted:
+  // one vector (LLVM, vector_pieces.h: 7 lanes are one register); true
+  // (g++'s epilogue vectorization): halving vectors down to a scalar, 7
+  // lanes a 4-, a 2-lane vector and a scalar, three instructions.
+  bool remainder_in_halving_vectors = false;
 
   // Every fallback taken, for logs ("" when the profile had everything).
   std::string notes;

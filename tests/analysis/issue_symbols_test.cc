@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "common/analysis/machine_params.h"
 #include "common/analysis/symbol_analyzer.h"
 #include "common/analysis/symbols.h"
 #include "common/device/thread_limit.h"
@@ -20,6 +21,13 @@ using testing::RowOf;
 // On the hand CPU: 8 lanes, 16 vector registers, 3 GHz.
 Analyzed Analyze(const std::string& spec, const std::string& steps) {
   return testing::AnalyzeSteps(spec, steps, testing::HandCpu(), AnalyzerOptions::Calibrated());
+}
+
+// The same analysis of g++'s code (the C++ source the gcc backend builds).
+AnalyzerOptions GccCode() {
+  AnalyzerOptions gcc = AnalyzerOptions::Calibrated();
+  gcc.cpu_codegen = CpuCodegen::kGcc;
+  return gcc;
 }
 
 struct IssueCounts {
@@ -374,8 +382,7 @@ TEST(IssueSymbols, ReadsUnderASelectAreNotSlpPacked) {
 // so for its code the pad rows pack like the ReLU's: 16 columns, 2 vectors
 // of 8 lanes a row.
 TEST(IssueSymbols, GuardedReadsPackInGccCode) {
-  AnalyzerOptions gcc = AnalyzerOptions::Calibrated();
-  gcc.cpu_codegen = CpuCodegen::kGcc;
+  const AnalyzerOptions gcc = GccCode();
   const Analyzed padded = testing::AnalyzeSteps("depthwise_conv2d:C=8,H=14,W=14,R=3,S=3,pad=1",
                                                 "", testing::HandCpu(), gcc);
   SCOPED_TRACE(padded.program.ToString() + padded.estimate.ToString(padded.program));
@@ -383,6 +390,83 @@ TEST(IssueSymbols, GuardedReadsPackInGccCode) {
   EXPECT_DOUBLE_EQ(pad.issue_lanes, 8);
   EXPECT_DOUBLE_EQ(pad.issue_statements, 8.0 * 16 * 2);
   EXPECT_DOUBLE_EQ(pad.issue_loop_iterations, 8.0 * 16);
+}
+
+// g++ splits lanes that do not fill a register into halving vectors down
+// to a scalar (its epilogue vectorization; 7 lanes are a 4-, a 2-lane
+// vector and a scalar, read off g++ 12's assembly), where LLVM emits one
+// vector. The split test's 12-row tile with 7-lane vectors (matmul 48 x 64
+// x 56): M = k.1, outer = 4 x 8 x 8 x 8 = 2048 iterations of 12 statements.
+TEST(IssueSymbols, GccSplitsAPartialVectorIntoHalvingVectors) {
+  const std::string spec = "matmul:M=48,K=64,N=56";
+  const std::string steps =
+      "SP 2 0 48 [1,1,12]; SP 2 4 56 [1,1,7]; SP 2 8 64 [8]; RE 2 [0,4,1,5,8,2,6,9,3,7]; "
+      "AN 2 0 parallel; AN 2 9 vectorize; PR 2 0 auto_unroll_max_step$64";
+  const Analyzed llvm = Analyze(spec, steps);
+  const Analyzed gcc = testing::AnalyzeSteps(spec, steps, testing::HandCpu(), GccCode());
+  SCOPED_TRACE(gcc.program.ToString() + gcc.estimate.ToString(gcc.program));
+  ASSERT_EQ(llvm.estimate.symbols.rows.size(), 1u);
+  ASSERT_EQ(gcc.estimate.symbols.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(llvm.estimate.symbols.rows[0].issue_statements, 2048.0 * 12);
+  EXPECT_DOUBLE_EQ(gcc.estimate.symbols.rows[0].issue_statements, 2048.0 * 12 * 3);
+  EXPECT_DOUBLE_EQ(gcc.estimate.symbols.rows[0].issue_lanes, 7);
+}
+
+// g++ keeps a vector loop's accumulators in registers across a reduction
+// loop M only when the unrolled body addresses them at constant offsets
+// (read off g++ 12's assembly of the Xeon's records). The split test's
+// 8-lane tile accumulates straight into C, whose address the loops outside
+// k.1 move: LLVM stores the 12 accumulators once per run of k.1 (1536 / 8
+// runs), g++ at every iteration. With a cache-write tile of exactly the
+// body (matmul 64^3: 4 rows x 8 lanes under k.0, k.1 and i.3 unrolled,
+// 4 x 4 = 16 steps within the budget; outer = 32 x 2 x 2 x 16 = 2048) the
+// tile sits at constant offsets, whatever place in C the loops outside its
+// allocation give it, and g++ keeps it as LLVM does: stored once per run
+// of k.0 (128 runs, 4 vectors each). A scalar tile that the SLP vectorizer
+// packs is promoted before it is vectorized, wherever it lives: the SLP
+// test's 4 x 12 tile of C is stored once per run of k.1 in both codes.
+TEST(IssueSymbols, GccKeepsOnlyAccumulatorsAtConstantAddresses) {
+  const std::string direct =
+      "SP 2 0 48 [1,1,12]; SP 2 4 48 [1,1,8]; SP 2 8 64 [8]; RE 2 [0,4,1,5,8,2,6,9,3,7]; "
+      "AN 2 0 parallel; AN 2 9 vectorize; PR 2 0 auto_unroll_max_step$64";
+  const Analyzed llvm = Analyze("matmul:M=48,K=64,N=48", direct);
+  const Analyzed gcc =
+      testing::AnalyzeSteps("matmul:M=48,K=64,N=48", direct, testing::HandCpu(), GccCode());
+  ASSERT_EQ(gcc.estimate.symbols.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(llvm.estimate.symbols.rows[0].issue_stores, 1536.0 / 8 * 12);
+  EXPECT_DOUBLE_EQ(gcc.estimate.symbols.rows[0].issue_stores, 1536.0 * 12);
+
+  const std::string tile =
+      "CHW 2 local; SP 2 0 64 [2,1,4]; SP 2 4 64 [2,1,8]; SP 2 8 64 [4]; "
+      "RE 2 [0,4,1,5,8,2,6,9,3,7]; FSP 3 0 1 2; FSP 3 3 2 2; RE 3 [0,3,1,4,2,5]; "
+      "CA 2 3 3; FU 3 [0,1]; AN 3 0 parallel; AN 2 9 vectorize; PR 2 0 auto_unroll_max_step$16";
+  const Analyzed tiled =
+      testing::AnalyzeSteps("matmul:M=64,K=64,N=64", tile, testing::HandCpu(), GccCode());
+  SCOPED_TRACE(tiled.program.ToString() + tiled.estimate.ToString(tiled.program));
+  const BufferSymbols c = RowOf(tiled.program, tiled.estimate.symbols, "matmul.local");
+  EXPECT_DOUBLE_EQ(c.issue_loop_iterations, 2048);
+  EXPECT_DOUBLE_EQ(c.issue_stores, 128.0 * 4);
+
+  const Analyzed slp = testing::AnalyzeSteps("matmul:M=64,K=64,N=48",
+                                             "SP 2 0 64 [1,1,4]; SP 2 4 48 [1,1,12]; SP 2 8 64 [8]; "
+                                             "RE 2 [0,4,1,5,8,2,6,9,3,7]; AN 2 0 parallel; "
+                                             "PR 2 0 auto_unroll_max_step$64",
+                                             testing::HandCpu(), GccCode());
+  ASSERT_EQ(slp.estimate.symbols.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(slp.estimate.symbols.rows[0].issue_stores, 4096.0 / 8 * 8);
+}
+
+// g++ tunes Intel's AVX-512 cores for 256-bit vectors: its code for the
+// Xeon counts 8 lanes (16 for LLVM's); for the EPYC g++ uses zmm too.
+TEST(IssueSymbols, GccUses256BitVectorsOnIntelAvx512) {
+  auto lanes = [](const DeviceProfile& cpu, const AnalyzerOptions& options) {
+    absl::StatusOr<MachineParams> m = ResolveMachineParams(cpu, options);
+    EXPECT_TRUE(m.ok()) << m.status();
+    return m.ok() ? m->l1_width : 0;
+  };
+  EXPECT_EQ(lanes(testing::PinnedXeonCpu(), GccCode()), 8);
+  EXPECT_EQ(lanes(testing::PinnedXeonCpu(), AnalyzerOptions::Calibrated()), 16);
+  EXPECT_EQ(lanes(testing::PinnedEpycCpu(), GccCode()), 16);
 }
 
 // Cache lines into L1 (32 KiB) for M = N = 64, K = 4096. The naive nest
