@@ -15,6 +15,7 @@ struct CalibrateCommand {
   int folds = 2;         // held-out report; 1: none
   bool dry_run = false;  // report only, store nothing
   int threads = 0;
+  std::string records_codegen = "llvm";  // whose code the records timed: llvm or gcc
 };
 
 int RunCalibrate(const CalibrateCommand& command);

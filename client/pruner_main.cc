@@ -517,6 +517,12 @@ int main(int argc, char** argv) {
   calibrate->add_option("--threads", calibrate_command.threads, "analysis threads (0: all)")
       ->check(CLI::NonNegativeNumber);
   calibrate->add_flag("--dry-run", calibrate_command.dry_run, "report only, store nothing");
+  calibrate->add_option("--records-codegen", calibrate_command.records_codegen,
+                        "the compiler that built the records' kernels, whose code the draft "
+                        "model counts: llvm (workers' default) or gcc (workers started with "
+                        "--cpu-backend gcc, records measured before 2026-11-27)")
+      ->check(CLI::IsMember({"llvm", "gcc"}))
+      ->capture_default_str();
 
   pruner::AddServiceCommands(&app, &service);
 

@@ -120,8 +120,9 @@ absl::StatusOr<DraftCalibration> CalibrateDraft(const RecordsStore& store,
         all_records, " records in all)"));
   }
 
-  PRUNER_ASSIGN_OR_RETURN(SymbolAnalyzer analyzer,
-                          SymbolAnalyzer::Create(device, AnalyzerOptions::Calibrated(out.before)));
+  AnalyzerOptions analyzer_options = AnalyzerOptions::Calibrated(out.before);
+  analyzer_options.cpu_codegen = options.codegen;
+  PRUNER_ASSIGN_OR_RETURN(SymbolAnalyzer analyzer, SymbolAnalyzer::Create(device, analyzer_options));
   std::vector<char> failed(items.size(), 0);
   ParallelFor(static_cast<int>(items.size()), options.threads > 0 ? options.threads : HardwareThreads(),
               [&](int i) {

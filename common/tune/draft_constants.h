@@ -46,6 +46,12 @@ struct DraftCalibrationOptions {
   // workloads it did not see; 1: no held-out report.
   int folds = 2;
   int threads = 0;  // lowering and analysis; 0 = hardware threads
+  // Whose code the records timed (AnalyzerOptions::cpu_codegen): the LLVM
+  // backend's (workers' default), or g++'s for records of workers started
+  // with --cpu-backend gcc (and of every record measured before
+  // 2026-11-27). Jobs draft with the code of their own backend
+  // (DraftAnalyzerOptions, strategy.h).
+  CpuCodegen codegen = CpuCodegen::kLlvm;
 };
 
 struct DraftCalibration {

@@ -149,6 +149,14 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
   return absl::InternalError(absl::StrCat("strategy ", options.strategy, ": no model kind"));
 }
 
+AnalyzerOptions DraftAnalyzerOptions(const TuningOptions& options,
+                                     const CpuIssueConstants& draft_constants) {
+  AnalyzerOptions analyzer = AnalyzerOptions::Calibrated(draft_constants);
+  analyzer.cpu_codegen =
+      options.measure.build.backend == CpuBackend::kGcc ? CpuCodegen::kGcc : CpuCodegen::kLlvm;
+  return analyzer;
+}
+
 absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(
     const TuningOptions& options, const SearchTask& task, CostModel* model, uint64_t seed,
     const CpuIssueConstants& draft_constants) {
@@ -176,7 +184,7 @@ absl::StatusOr<std::unique_ptr<SearchPolicy>> MakeStrategyPolicy(
     dv.cold_task_draft_share = 1;
     PRUNER_RETURN_IF_ERROR(dv.Validate());
     SymbolAnalyzerModelOptions psa;
-    psa.analyzer = AnalyzerOptions::Calibrated(draft_constants);
+    psa.analyzer = DraftAnalyzerOptions(options, draft_constants);
     psa.threads = 1;  // the loop's search runs beside timed kernels
     PRUNER_ASSIGN_OR_RETURN(auto drafter, MakeSymbolAnalyzerModel(task.device, psa));
     return std::unique_ptr<SearchPolicy>(std::make_unique<DraftVerifySearchPolicy>(

@@ -27,6 +27,14 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
                                                              int num_tasks,
                                                              const RecordsStore* store = nullptr);
 
+// The analyzer a draft-then-verify job drafts with: the CPU issue model
+// with `draft_constants`, counting the code of the compiler that builds
+// the job's kernels (options.measure.build.backend: LLVM's, or g++'s for
+// `--backend gcc`; a service job's workers build with LLVM unless started
+// with --cpu-backend gcc, which the server does not see).
+AnalyzerOptions DraftAnalyzerOptions(const TuningOptions& options,
+                                     const CpuIssueConstants& draft_constants);
+
 // The policy of one task. `model` may be nullptr when the strategy has none.
 // `draft_constants`: the CPU issue model's constants LSE drafts with
 // (draft-then-verify strategies; draft_constants.h gives a device's).

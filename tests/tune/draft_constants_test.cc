@@ -69,6 +69,16 @@ TEST(DraftConstantsTest, FittedOnRecordsStoredAndUsedByTheNextJobOnTheDevice) {
   ASSERT_TRUE(loaded->has_value());
   EXPECT_EQ(**loaded, cal->fit.constants);  // exactly, not to 6 digits
 
+  // Fitted on g++'s code instead (records of a --cpu-backend gcc farm):
+  // the same schedules, ranked by the other code model.
+  DraftCalibrationOptions gcc_options = options;
+  gcc_options.codegen = CpuCodegen::kGcc;
+  auto gcc = CalibrateDraft(**store, LocalCpu(), LocalCpu().name, gcc_options);
+  ASSERT_TRUE(gcc.ok()) << gcc.status();
+  EXPECT_EQ(gcc->schedules, cal->schedules);
+  EXPECT_FALSE(std::isnan(gcc->fit.spearman));
+  EXPECT_GE(gcc->fit.spearman, gcc->before_rho);
+
   // The next draft-then-verify job on the device drafts with them ...
   TuningOptions tune = QuickOptions("lse-xgb", 8, 4);
   auto job = TuningJob::Create(store->get(), measurer.get(), TwoTasks(), LocalCpu(), tune);

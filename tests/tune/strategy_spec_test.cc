@@ -112,5 +112,19 @@ TEST(StrategySpecTest, ColdTasksTakeTheDraftWhateverTheVerifier) {
   EXPECT_EQ(cold_draft_share("pruner-offline"), 1);
 }
 
+// The drafter counts the code of the compiler that builds the job's
+// kernels: g++'s for `pruner tune --backend gcc` (cpu_symbols.cc says where
+// the two differ), LLVM's otherwise, with the device's constants either way.
+TEST(StrategySpecTest, DraftCountsTheCodeOfTheJobsBackend) {
+  CpuIssueConstants constants;
+  constants.load = 2;
+  TuningOptions options;
+  EXPECT_EQ(DraftAnalyzerOptions(options, constants).cpu_codegen, CpuCodegen::kLlvm);
+  options.measure.build.backend = CpuBackend::kGcc;
+  const AnalyzerOptions gcc = DraftAnalyzerOptions(options, constants);
+  EXPECT_EQ(gcc.cpu_codegen, CpuCodegen::kGcc);
+  EXPECT_EQ(gcc.cpu_issue, constants);
+}
+
 }  // namespace
 }  // namespace pruner
