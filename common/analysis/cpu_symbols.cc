@@ -63,10 +63,10 @@
 //   stores = loads(D): one store per distinct destination vector of an
 //     iteration of M (the unrolled body forwards the rest in registers),
 //     none per iteration when M does not move D (a reduction over M keeps
-//     its accumulators in registers, in g++'s code only those at constant
-//     offsets), unless the accumulators outnumber
-//     the vector registers: then the share that does not fit spills, a
-//     store per statement x (accumulators - registers) / accumulators.
+//     its accumulators in registers; in g++'s code a vector loop's only at
+//     constant offsets), unless the accumulators outnumber the vector
+//     registers: then the share that does not fit spills, a store per
+//     statement x (accumulators - registers) / accumulators.
 //   loop iterations = Outer.
 //   chain steps: an update (D = D + ..., the value reads D) adds each
 //     statement to an accumulator, so the updates of one accumulator run
