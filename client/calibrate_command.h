@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "common/analysis/analyzer_options.h"
+
 namespace pruner {
 
 struct CalibrateCommand {
@@ -15,7 +17,7 @@ struct CalibrateCommand {
   int folds = 2;         // held-out report; 1: none
   bool dry_run = false;  // report only, store nothing
   int threads = 0;
-  std::string records_codegen = "llvm";  // whose code the records timed: llvm or gcc
+  CpuCodegen records_codegen = CpuCodegen::kLlvm;  // whose code the records timed
 };
 
 int RunCalibrate(const CalibrateCommand& command);
