@@ -81,8 +81,13 @@ int RunDatasetRemeasure(const DatasetRemeasureCommand& c) {
   if (!store.ok()) return FailCommand(store.status());
   const DeviceProfile local = WithStableCpuKey(*device);
   const std::atomic<bool>* stop = StopOnSignals();
-  std::printf("re-measuring %s's records measured with more than %.2g busy cores, in %s\n",
-              local.name.c_str(), c.options.busy_threshold, c.db.c_str());
+  if (c.options.workloads.empty()) {
+    std::printf("re-measuring %s's records measured with more than %.2g busy cores, in %s\n",
+                local.name.c_str(), c.options.busy_threshold, c.db.c_str());
+  } else {
+    std::printf("re-measuring %zu named workloads of %s whole, busy or not, in %s\n",
+                c.options.workloads.size(), local.name.c_str(), c.db.c_str());
+  }
   std::fflush(stdout);
   const auto start = std::chrono::steady_clock::now();
   auto on_workload = [&](const DatasetRemeasureWorkload& w) {

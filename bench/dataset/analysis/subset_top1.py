@@ -1,0 +1,46 @@
+# Usage: subset_top1.py WORKLOADS.txt SCORES.tsv [SCORES.tsv ...]
+# Table 11's weighted Top-1 and Top-5 (bench_dataset_metrics --dump-scores,
+# held-out workloads) on the workloads named in WORKLOADS.txt (one per
+# line), on the others, and on all: where a change of labels or of model
+# moved the figure. Given several dumps of one dataset (seeds), also their
+# ensemble: per workload, the sum of each dump's z-scored scores.
+import csv, sys, collections, math
+subset = set(open(sys.argv[1]).read().split())
+
+def load(path):
+    """{(model, workload): {schedule: (score, latency)}}, {workload: weight}"""
+    rows = collections.defaultdict(dict); weight = {}
+    for r in csv.DictReader(open(path), delimiter='\t'):
+        if r['split'] != 'workloads': continue
+        rows[(r['model'], r['workload'])][int(r['schedule'])] = (float(r['score']), float(r['latency_s']))
+        weight[r['workload']] = float(r['weight'])
+    return rows, weight
+
+def z(d):
+    m = sum(s for s, _ in d.values()) / len(d)
+    sd = math.sqrt(sum((s - m) ** 2 for s, _ in d.values()) / len(d)) or 1
+    return {i: ((s - m) / sd, lat) for i, (s, lat) in d.items()}
+
+def report(title, rows, weight):
+    for model in sorted(set(m for m, _ in rows)):
+        for label, keep in [('listed', lambda w: w in subset), ('others', lambda w: w not in subset), ('all', lambda w: True)]:
+            best_sum = top1_sum = top5_sum = 0; n = 0
+            for (m, w), items in rows.items():
+                if m != model or not keep(w): continue
+                by_score = sorted(items.values(), key=lambda it: -it[0]); n += 1
+                best_sum += weight[w] * min(lat for _, lat in by_score)
+                top1_sum += weight[w] * by_score[0][1]
+                top5_sum += weight[w] * min(lat for _, lat in by_score[:5])
+            if n: print("%s: %s %-6s %3d workloads: Top-1 %.3f Top-5 %.3f" % (title, model, label, n, best_sum / top1_sum, best_sum / top5_sum))
+
+dumps = [load(p) for p in sys.argv[2:]]
+for path, (rows, weight) in zip(sys.argv[2:], dumps):
+    report(path, rows, weight)
+if len(dumps) > 1:
+    rows0, weight = dumps[0]
+    ensemble = {}
+    for key, items in rows0.items():
+        zs = [z(rows[key]) for rows, _ in dumps]
+        assert all(set(zz) == set(items) for zz in zs), "the dumps must score the same schedules"
+        ensemble[key] = {i: (sum(zz[i][0] for zz in zs), items[i][1]) for i in items}
+    report("ensemble of %d" % len(dumps), ensemble, weight)
