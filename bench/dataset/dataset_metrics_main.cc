@@ -265,8 +265,9 @@ int Run(const Flags& flags) {
         std::fprintf(stderr, "  %s\n", line.c_str());
       };
       for (const LearnedModelFactory& factory : factories) {
-        if (split.models.empty() ||
-            std::find(split.models.begin(), split.models.end(), factory.name) != split.models.end()) {
+        if (split.models.empty() ? !factory.on_request
+                                 : std::find(split.models.begin(), split.models.end(),
+                                             factory.name) != split.models.end()) {
           p.factories.push_back(factory);
         }
       }

@@ -125,6 +125,30 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                      return MakePaCMModel(device, options);
                    }});
   }
+  // "pacm" trained toward where Table 11 is decided: LambdaRank gains
+  // 2^(g·y) − 1 (RankTrainingSchedule::gain_exponent), which weight the top
+  // of each list, and lists weighted by their workload's best cost to a
+  // power (list_weight_power).
+  struct PaCMVariant {
+    const char* name;
+    double gain_exponent;
+    double list_weight_power;
+  };
+  for (const PaCMVariant v : {PaCMVariant{"pacm-gain4", 4, 0}, PaCMVariant{"pacm-gain16", 16, 0},
+                              PaCMVariant{"pacm-costw", 1, 0.5},
+                              PaCMVariant{"pacm-costw1", 1, 1}}) {
+    out.push_back({v.name,
+                   [=](const DeviceProfile& device, const std::set<std::string>&)
+                       -> std::unique_ptr<CostModel> {
+                     PaCMModelOptions options;
+                     options.featurize_threads = settings.featurize_threads;
+                     options.training.schedule.seed = settings.seed;
+                     options.training.schedule.gain_exponent = v.gain_exponent;
+                     options.training.schedule.list_weight_power = v.list_weight_power;
+                     return MakePaCMModel(device, options);
+                   },
+                   /*on_request=*/true});
+  }
 #endif
 #if PRUNER_DATASET_WITH_TORCH
   // TLP's attention model over the schedules' step matrices.

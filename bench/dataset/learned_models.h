@@ -26,6 +26,9 @@ struct LearnedModelFactory {
   std::function<std::unique_ptr<CostModel>(const DeviceProfile& device,
                                            const std::set<std::string>& held_out)>
       make;
+  // Variants for experiments (the "pacm-gain…", "pacm-costw…" family) run
+  // only when --models names them, not in the default every-model table.
+  bool on_request = false;
 };
 
 // Another device's records (MTL-TLP's second task).

@@ -66,8 +66,11 @@ absl::Status PaCMCostModel::Retrain() {
     target = std::move(fresh);
   }
   const PaCMLabeledBatch data = data_.Batch();
-  absl::StatusOr<FitReport> fit =
-      target->Train(data.batch, data.labels, options_.training, &data.workload);
+  const double power = options_.training.schedule.list_weight_power;
+  const std::vector<float> list_weights =
+      power != 0 ? BestCostListWeights(data.workload_best_cost, power) : std::vector<float>();
+  absl::StatusOr<FitReport> fit = target->Train(data.batch, data.labels, options_.training,
+                                                &data.workload, power != 0 ? &list_weights : nullptr);
   if (absl::IsFailedPrecondition(fit.status())) {
     // Nothing to rank yet (e.g. one program, or every measurement failed):
     // keep predicting as before and try again with more data.

@@ -241,7 +241,8 @@ const PaCMColumnScales& PaCMNetwork::scales() const { return impl_->scales; }
 absl::StatusOr<FitReport> PaCMNetwork::Train(const PaCMBatch& batch,
                                              const std::vector<float>& labels,
                                              const PaCMTrainingParams& params,
-                                             const std::vector<int>* workloads) {
+                                             const std::vector<int>* workloads,
+                                             const std::vector<float>* list_weights) {
   const auto start = std::chrono::steady_clock::now();
   if (static_cast<int>(labels.size()) != batch.num_programs) {
     return absl::InvalidArgumentError(
@@ -251,6 +252,16 @@ absl::StatusOr<FitReport> PaCMNetwork::Train(const PaCMBatch& batch,
     return absl::InvalidArgumentError(absl::StrCat("pacm: ", workloads->size(),
                                                    " workload ids for ", batch.num_programs,
                                                    " programs"));
+  }
+  if (list_weights != nullptr) {
+    const int needed = workloads == nullptr || workloads->empty()
+                           ? 0
+                           : *std::max_element(workloads->begin(), workloads->end()) + 1;
+    if (workloads == nullptr || static_cast<int>(list_weights->size()) < needed) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pacm: list weights need one weight per workload (", list_weights->size(), " for ",
+          needed, ")"));
+    }
   }
   const std::vector<int>* lists =
       params.schedule.per_workload_lists ? workloads : nullptr;
@@ -289,10 +300,11 @@ absl::StatusOr<FitReport> PaCMNetwork::Train(const PaCMBatch& batch,
           std::vector<float> y(programs.size());
           for (size_t i = 0; i < programs.size(); ++i) y[i] = labels[programs[i]];
           torch::Tensor scores = net->forward(g.rows, g.row_program, g.blocks, g.n);
-          if (lists == nullptr) return LambdaRankLoss(scores, torch::tensor(y));
+          const double gain = params.schedule.gain_exponent;
+          if (lists == nullptr) return LambdaRankLoss(scores, torch::tensor(y), gain);
           std::vector<int> group(programs.size());
           for (size_t i = 0; i < programs.size(); ++i) group[i] = (*lists)[programs[i]];
-          return GroupedLambdaRankLoss(scores, torch::tensor(y), group);
+          return GroupedLambdaRankLoss(scores, torch::tensor(y), group, gain, list_weights);
         },
         remember_best, lists);
     if (!best.empty()) {

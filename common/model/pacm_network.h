@@ -108,12 +108,15 @@ class PaCMNetwork {
   // is better) and re-estimates the BatchNorm statistics. Invalid programs
   // are ignored. `workloads` (one per program, optional) lets
   // params.schedule.per_workload_lists rank each workload's programs as a
-  // list of their own; without it the lists mix workloads. FailedPrecondition,
+  // list of their own; without it the lists mix workloads. `list_weights`
+  // (one per workload number, optional) multiply each workload's list loss
+  // (RankTrainingSchedule::list_weight_power). FailedPrecondition,
   // with the network unchanged, when fewer than two valid programs or no
   // positive label leave nothing to rank.
   absl::StatusOr<FitReport> Train(const PaCMBatch& batch, const std::vector<float>& labels,
                                   const PaCMTrainingParams& params,
-                                  const std::vector<int>* workloads = nullptr);
+                                  const std::vector<int>* workloads = nullptr,
+                                  const std::vector<float>* list_weights = nullptr);
 
   // One score per program of `batch` (raw features: the network applies its
   // own scales), -infinity for invalid programs. Eval mode: every score

@@ -1,5 +1,7 @@
 #include "common/model/pacm_training_set.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -26,6 +28,12 @@ void PaCMTrainingSet::Add(const std::vector<MeasuredState>& records, const Devic
 
 PaCMLabeledBatch PaCMTrainingSet::Batch(const std::vector<int>* which) const {
   const std::vector<float> labels = NormalizedThroughputLabels(records_);
+  std::unordered_map<std::string_view, double> best_cost;
+  for (const CostRecord& r : records_) {
+    if (!r.ok || r.mean_cost_s <= 0) continue;
+    auto [it, fresh] = best_cost.try_emplace(r.workload_key, r.mean_cost_s);
+    if (!fresh) it->second = std::min(it->second, r.mean_cost_s);
+  }
   PaCMLabeledBatch out;
   std::unordered_map<std::string_view, int> workload_ids;
   auto add = [&](int r) {
@@ -33,8 +41,13 @@ PaCMLabeledBatch PaCMTrainingSet::Batch(const std::vector<int>* which) const {
     out.batch.Add(*features_[r]);
     out.labels.push_back(labels[r]);
     out.record.push_back(r);
-    out.workload.push_back(
-        workload_ids.try_emplace(records_[r].workload_key, workload_ids.size()).first->second);
+    const std::string_view key = records_[r].workload_key;
+    const auto [it, fresh] = workload_ids.try_emplace(key, workload_ids.size());
+    if (fresh) {
+      const auto best = best_cost.find(key);
+      out.workload_best_cost.push_back(best == best_cost.end() ? 0.0 : best->second);
+    }
+    out.workload.push_back(it->second);
   };
   if (which == nullptr) {
     for (int r = 0; r < static_cast<int>(records_.size()); ++r) add(r);
@@ -42,6 +55,28 @@ PaCMLabeledBatch PaCMTrainingSet::Batch(const std::vector<int>* which) const {
     for (int r : *which) add(r);
   }
   return out;
+}
+
+std::vector<float> BestCostListWeights(const std::vector<double>& workload_best_cost,
+                                       double power) {
+  double sum = 0;
+  int n = 0;
+  for (double c : workload_best_cost) {
+    if (c <= 0) continue;
+    sum += c;
+    ++n;
+  }
+  std::vector<float> weights(workload_best_cost.size(), 0.0f);
+  if (n == 0) return weights;
+  const double mean_cost = sum / n;
+  double weight_sum = 0;
+  for (size_t w = 0; w < weights.size(); ++w) {
+    if (workload_best_cost[w] <= 0) continue;
+    weights[w] = static_cast<float>(std::pow(workload_best_cost[w] / mean_cost, power));
+    weight_sum += weights[w];
+  }
+  for (float& weight : weights) weight = static_cast<float>(weight * n / weight_sum);
+  return weights;
 }
 
 }  // namespace pruner

@@ -21,7 +21,16 @@ struct PaCMLabeledBatch {
   std::vector<float> labels;  // one per program
   std::vector<int> record;    // the record index of every program
   std::vector<int> workload;  // every program's workload, numbered from 0
+  // Per workload number: the best cost among its ok records (all records,
+  // as the labels), 0 if none is ok.
+  std::vector<double> workload_best_cost;
 };
+
+// RankTrainingSchedule::list_weight_power's weights, one per workload
+// number: (best cost / mean best cost)^power, normalized to mean 1 over the
+// workloads with an ok record (those without one get 0: every label is 0,
+// nothing to rank).
+std::vector<float> BestCostListWeights(const std::vector<double>& workload_best_cost, double power);
 
 class PaCMTrainingSet {
  public:

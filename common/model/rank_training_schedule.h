@@ -28,6 +28,19 @@ struct RankTrainingSchedule {
   // workloads in a 512-program batch, mixed lists hold almost no such pair.
   // Only models that pass their programs' workloads use it.
   bool per_workload_lists = false;
+  // LambdaRank's gains are 2^(gain_exponent · label) − 1 (LambdaRankLoss):
+  // 1 is TenSet's and Pruner's; larger values weight the pairs at the top of
+  // each list. Only PaCM passes it on today. Neither this nor
+  // list_weight_power raised PaCM's held-out Top-1 (bench/README.md,
+  // "PaCM's loss aimed at Table 11"): both stay off by default.
+  double gain_exponent = 1.0;
+  // Each workload's list loss weighted by (its best cost / the mean best
+  // cost)^list_weight_power, the weights normalized to mean 1 over the
+  // workloads: Table 11 and a tuned network weigh a workload by its time, so
+  // a 20 ms convolution's order matters ~1000x more than a 20 µs layer
+  // norm's. 0 (the default) weighs every list alike. Needs per_workload_lists
+  // and a model that passes each workload's best cost (PaCM).
+  double list_weight_power = 0.0;
 };
 
 }  // namespace pruner

@@ -40,7 +40,16 @@ namespace pruner {
 // TenSet and Pruner use it, except that log-sigmoid replaces their
 // log2(clamp(σ, 1e-10)), which is the same where it matters and has no
 // flat region for badly ordered pairs.
-inline torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& labels) {
+//
+// `gain_exponent` g makes the gains 2^(g·y) − 1 (1 is TenSet's). Labels are
+// normalized throughputs in (0, 1], so with g = 1 the best program's gain
+// (1) is barely above a program 25% slower (y = 0.8: 0.74) and the loss
+// spends itself on the whole order; a larger g puts the weight on the
+// pairs at the top. The order of pairs (y_i > y_j) does not depend on g.
+// On held-out workloads g = 4 raised Top-5 and lowered Top-1, g = 16
+// lowered both (bench/README.md, "PaCM's loss aimed at Table 11").
+inline torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& labels,
+                                    double gain_exponent = 1.0) {
   const int64_t n = scores.size(0);
   torch::Tensor order = std::get<1>(scores.detach().sort(/*dim=*/0, /*descending=*/true));
   torch::Tensor position = torch::empty_like(order);
@@ -49,8 +58,9 @@ inline torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Te
   torch::Tensor discount = 1.0 / torch::log2(position.to(torch::kFloat) + 2.0);
   torch::Tensor ideal = std::get<0>(labels.sort(/*dim=*/0, /*descending=*/true));
   torch::Tensor ideal_discount = 1.0 / torch::log2(torch::arange(n, labels.options()) + 2.0);
-  torch::Tensor max_dcg = ((torch::pow(2.0, ideal) - 1.0) * ideal_discount).sum().clamp_min(1e-10);
-  torch::Tensor gain = (torch::pow(2.0, labels) - 1.0) / max_dcg;
+  torch::Tensor max_dcg =
+      ((torch::pow(2.0, gain_exponent * ideal) - 1.0) * ideal_discount).sum().clamp_min(1e-10);
+  torch::Tensor gain = (torch::pow(2.0, gain_exponent * labels) - 1.0) / max_dcg;
   torch::Tensor delta_ndcg = (discount.unsqueeze(1) - discount.unsqueeze(0)).abs() *
                              (gain.unsqueeze(1) - gain.unsqueeze(0)).abs();
   torch::Tensor better = (labels.unsqueeze(1) > labels.unsqueeze(0)).to(torch::kFloat);
@@ -160,16 +170,22 @@ inline std::vector<std::pair<size_t, size_t>> PackGroups(const std::vector<int>&
 
 // LambdaRankLoss of each group of a batch on its own, summed: `group` gives
 // every program's group (programs of a group need not be contiguous).
-// Groups of one program have no pairs and add nothing.
+// Groups of one program have no pairs and add nothing. With `group_weight`
+// (indexed by group), each group's loss is multiplied by its weight.
 inline torch::Tensor GroupedLambdaRankLoss(const torch::Tensor& scores, const torch::Tensor& labels,
-                                           const std::vector<int>& group) {
+                                           const std::vector<int>& group,
+                                           double gain_exponent = 1.0,
+                                           const std::vector<float>* group_weight = nullptr) {
   std::map<int, std::vector<int64_t>> members;
   for (size_t i = 0; i < group.size(); ++i) members[group[i]].push_back(static_cast<int64_t>(i));
   torch::Tensor total = torch::zeros({}, scores.options());
   for (const auto& [g, rows] : members) {
     if (rows.size() < 2) continue;
     torch::Tensor index = torch::tensor(rows);
-    total = total + LambdaRankLoss(scores.index_select(0, index), labels.index_select(0, index));
+    torch::Tensor loss = LambdaRankLoss(scores.index_select(0, index),
+                                        labels.index_select(0, index), gain_exponent);
+    if (group_weight != nullptr) loss = loss * (*group_weight)[g];
+    total = total + loss;
   }
   return total;
 }

@@ -100,6 +100,26 @@ TEST(PaCMTrainingSetTest, LabelsArePerWorkloadOverAllRecords) {
   EXPECT_EQ(all.workload, (std::vector<int>{0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                             1, 1, 1, 1, 1, 1, 1, 1, 1, 1}));
   EXPECT_EQ(part.workload, (std::vector<int>{0, 1}));
+  // Each workload's best cost is over all its ok records, in batch numbering.
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 10; ++i) {
+    if (records[i].ok) best = std::min(best, records[i].mean_cost_s);
+  }
+  ASSERT_EQ(all.workload_best_cost.size(), 2u);
+  EXPECT_DOUBLE_EQ(all.workload_best_cost[0], best);
+  EXPECT_DOUBLE_EQ(part.workload_best_cost[1], best);  // record 2 is workload 0's
+}
+
+TEST(PaCMTrainingSetTest, ListWeightsFollowBestCostAndAverageOne) {
+  const std::vector<double> best = {1e-5, 1e-3, 0.0, 4e-3};  // the third has no ok record
+  const std::vector<float> flat = BestCostListWeights(best, 0.0);
+  EXPECT_EQ(flat, (std::vector<float>{1, 1, 0, 1}));
+  const std::vector<float> sqrt_weights = BestCostListWeights(best, 0.5);
+  EXPECT_NEAR(sqrt_weights[0] + sqrt_weights[1] + sqrt_weights[3], 3.0, 1e-5);
+  EXPECT_EQ(sqrt_weights[2], 0.0f);
+  EXPECT_NEAR(sqrt_weights[1] / sqrt_weights[0], 10.0, 1e-4);  // sqrt(100)
+  EXPECT_NEAR(sqrt_weights[3] / sqrt_weights[1], 2.0, 1e-5);   // sqrt(4)
+  EXPECT_TRUE(BestCostListWeights({0.0, 0.0}, 0.5) == (std::vector<float>{0, 0}));
 }
 
 TEST(PaCMModelTest, PerWorkloadListsRankHeldOutSchedules) {
@@ -133,6 +153,17 @@ TEST(PaCMModelTest, PerWorkloadListsRankHeldOutSchedules) {
   ASSERT_TRUE(b->Update(records).ok());
   const std::vector<State> probe = data.States(200, 220);
   EXPECT_NE(a->Predict(probe), b->Predict(probe));
+  // So do a steeper gain and lists weighted by their best cost.
+  PaCMModelOptions steep = options;
+  steep.training.schedule.gain_exponent = 16;
+  PaCMModelOptions weighted = options;
+  weighted.training.schedule.list_weight_power = 1;
+  auto c = MakePaCMModel(data.device, steep);
+  auto d = MakePaCMModel(data.device, weighted);
+  ASSERT_TRUE(c->Update(records).ok());
+  ASSERT_TRUE(d->Update(records).ok());
+  EXPECT_NE(c->Predict(probe), a->Predict(probe));
+  EXPECT_NE(d->Predict(probe), a->Predict(probe));
 }
 
 TEST(PaCMModelTest, OnlineRanksHeldOutSchedules) {

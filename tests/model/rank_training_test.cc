@@ -78,5 +78,41 @@ TEST(RankTrainingTest, GroupedLossRanksEachGroupOnItsOwn) {
             1e-3);
 }
 
+TEST(RankTrainingTest, GainExponentWeightsTheTopOfTheList) {
+  const torch::Tensor labels = torch::tensor({1.0f, 0.8f, 0.3f, 0.2f});
+  const torch::Tensor right = torch::tensor({4.0f, 3.0f, 2.0f, 1.0f});
+  // The same mistake in two places: the best two swapped, or the worst two.
+  const torch::Tensor top_swapped = torch::tensor({3.0f, 4.0f, 2.0f, 1.0f});
+  const torch::Tensor bottom_swapped = torch::tensor({4.0f, 3.0f, 1.0f, 2.0f});
+  auto loss = [&](const torch::Tensor& scores, double g) {
+    return LambdaRankLoss(scores, labels, g).item<double>();
+  };
+  // What each mistake costs over the right order, top against bottom.
+  auto top_over_bottom = [&](double g) {
+    return (loss(top_swapped, g) - loss(right, g)) / (loss(bottom_swapped, g) - loss(right, g));
+  };
+  EXPECT_DOUBLE_EQ(LambdaRankLoss(top_swapped, labels).item<double>(), loss(top_swapped, 1.0));
+  EXPECT_GT(top_over_bottom(1.0), 1.0);  // NDCG already cares more about the top ...
+  EXPECT_GT(top_over_bottom(16.0), 100 * top_over_bottom(1.0));  // ... a steep gain far more
+  // The grouped loss passes the exponent to every group.
+  const torch::Tensor two = torch::cat({labels, labels});
+  const torch::Tensor scores = torch::cat({top_swapped, bottom_swapped});
+  EXPECT_NEAR(GroupedLambdaRankLoss(scores, two, {0, 0, 0, 0, 1, 1, 1, 1}, 16.0).item<float>(),
+              loss(top_swapped, 16.0) + loss(bottom_swapped, 16.0), 1e-4);
+}
+
+TEST(RankTrainingTest, GroupWeightsScaleEachGroupsLoss) {
+  const torch::Tensor labels = torch::tensor({1.0f, 0.5f, 1.0f, 0.5f, 0.2f});
+  const torch::Tensor scores = torch::tensor({0.0f, 1.0f, 2.0f, 0.5f, 1.0f});
+  const std::vector<int> group = {1, 1, 0, 0, 0};
+  auto part = [&](std::vector<int64_t> rows) {
+    const torch::Tensor index = torch::tensor(rows);
+    return LambdaRankLoss(scores.index_select(0, index), labels.index_select(0, index)).item<float>();
+  };
+  const std::vector<float> weights = {0.5f, 3.0f};  // group 0, group 1
+  EXPECT_NEAR(GroupedLambdaRankLoss(scores, labels, group, 1.0, &weights).item<float>(),
+              0.5f * part({2, 3, 4}) + 3.0f * part({0, 1}), 1e-5);
+}
+
 }  // namespace
 }  // namespace pruner
