@@ -62,16 +62,21 @@ std::unique_ptr<CostModel> MakeRandomModel(uint64_t seed) {
   return std::make_unique<RandomModel>(seed);
 }
 
-std::vector<float> NormalizedThroughputLabels(const std::vector<CostRecord>& records) {
-  // Minimum valid cost per workload over the records passed in (§5.2). The
-  // models pass every record they hold, so labels stay relative to the best
-  // program seen so far, as TenSet's Dataset rescales them.
+std::unordered_map<std::string, double> BestValidCosts(const std::vector<CostRecord>& records) {
   std::unordered_map<std::string, double> min_cost;
   for (const CostRecord& r : records) {
     if (!HasValidCost(r)) continue;
     auto [it, inserted] = min_cost.emplace(r.workload_key, r.mean_cost_s);
     if (!inserted && r.mean_cost_s < it->second) it->second = r.mean_cost_s;
   }
+  return min_cost;
+}
+
+std::vector<float> NormalizedThroughputLabels(const std::vector<CostRecord>& records) {
+  // Minimum valid cost per workload over the records passed in (§5.2). The
+  // models pass every record they hold, so labels stay relative to the best
+  // program seen so far, as TenSet's Dataset rescales them.
+  const std::unordered_map<std::string, double> min_cost = BestValidCosts(records);
   std::vector<float> labels(records.size(), 0.0f);
   for (size_t i = 0; i < records.size(); ++i) {
     if (!HasValidCost(records[i])) continue;

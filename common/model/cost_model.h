@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -79,6 +80,10 @@ struct CostRecord {
   bool ok = false;
 };
 std::vector<float> NormalizedThroughputLabels(const std::vector<CostRecord>& records);
+
+// The labels' normalizer: per workload_key, the least cost among the records
+// with a usable one (ok, positive, finite); workloads without one are absent.
+std::unordered_map<std::string, double> BestValidCosts(const std::vector<CostRecord>& records);
 
 }  // namespace pruner
 

@@ -254,13 +254,14 @@ absl::StatusOr<FitReport> PaCMNetwork::Train(const PaCMBatch& batch,
                                                    " programs"));
   }
   if (list_weights != nullptr) {
-    const int needed = workloads == nullptr || workloads->empty()
-                           ? 0
-                           : *std::max_element(workloads->begin(), workloads->end()) + 1;
-    if (workloads == nullptr || static_cast<int>(list_weights->size()) < needed) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pacm: list weights need one weight per workload (", list_weights->size(), " for ",
-          needed, ")"));
+    if (workloads == nullptr) {
+      return absl::InvalidArgumentError("pacm: list weights without workload ids");
+    }
+    for (int w : *workloads) {
+      if (w < 0 || w >= static_cast<int>(list_weights->size())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "pacm: workload ", w, " has no list weight (", list_weights->size(), " weights)"));
+      }
     }
   }
   const std::vector<int>* lists =

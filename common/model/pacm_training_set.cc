@@ -1,6 +1,5 @@
 #include "common/model/pacm_training_set.h"
 
-#include <algorithm>
 #include <cmath>
 #include <string_view>
 #include <unordered_map>
@@ -28,12 +27,7 @@ void PaCMTrainingSet::Add(const std::vector<MeasuredState>& records, const Devic
 
 PaCMLabeledBatch PaCMTrainingSet::Batch(const std::vector<int>* which) const {
   const std::vector<float> labels = NormalizedThroughputLabels(records_);
-  std::unordered_map<std::string_view, double> best_cost;
-  for (const CostRecord& r : records_) {
-    if (!r.ok || r.mean_cost_s <= 0) continue;
-    auto [it, fresh] = best_cost.try_emplace(r.workload_key, r.mean_cost_s);
-    if (!fresh) it->second = std::min(it->second, r.mean_cost_s);
-  }
+  const std::unordered_map<std::string, double> best_cost = BestValidCosts(records_);
   PaCMLabeledBatch out;
   std::unordered_map<std::string_view, int> workload_ids;
   auto add = [&](int r) {
@@ -44,7 +38,7 @@ PaCMLabeledBatch PaCMTrainingSet::Batch(const std::vector<int>* which) const {
     const std::string_view key = records_[r].workload_key;
     const auto [it, fresh] = workload_ids.try_emplace(key, workload_ids.size());
     if (fresh) {
-      const auto best = best_cost.find(key);
+      const auto best = best_cost.find(records_[r].workload_key);
       out.workload_best_cost.push_back(best == best_cost.end() ? 0.0 : best->second);
     }
     out.workload.push_back(it->second);
