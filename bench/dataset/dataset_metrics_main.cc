@@ -55,6 +55,7 @@ struct Flags {
   int parallel_models = 1;                // model evaluations run at once
   std::vector<std::string> models;  // empty = every model this build has
   int threads = 1;
+  int train_threads = 0;  // LibTorch threads per model; 0: each model's default (1)
   int analyzer_cores = -1;  // -1: the kernels' thread count; 0: the profile's
   uint64_t seed = 43;  // model initialization, batch order, training subsets
   bool skip_lse = false;
@@ -203,7 +204,9 @@ int Run(const Flags& flags) {
       std::fprintf(stderr, "--model-fractions: %s\n", model_fractions.status().ToString().c_str());
       return 1;
     }
-    LearnedModelSettings model_settings{.featurize_threads = flags.threads, .seed = flags.seed};
+    LearnedModelSettings model_settings{.featurize_threads = flags.threads,
+                                        .train_threads = flags.train_threads,
+                                        .seed = flags.seed};
     if (!flags.aux_device.empty()) {
       // Every quiet ok record of the other device, as replayed states.
       auto aux = LoadDataset(**store, DatasetQuery{flags.aux_device, {}, flags.max_host_busy_cores});
@@ -366,6 +369,11 @@ int main(int argc, char** argv) {
                  "learned models to evaluate (this build: " + absl::StrJoin(names, ",") + ")")
       ->delimiter(',');
   app.add_option("--threads", flags.threads, "threads for lowering, analysis, featurization");
+  app.add_option("--train-threads", flags.train_threads,
+                 "LibTorch threads per network model (mlp, pacm, tlp, mtl-tlp) while it trains "
+                 "and scores; 0: 1 (for a machine with nothing else running: cores / "
+                 "--parallel-models)")
+      ->check(CLI::Range(0, 256));
   app.add_option("--analyzer-cores", flags.analyzer_cores,
                  "cores the analyzer assumes (-1: the jobs' kernel threads; 0: the profile's)");
   app.add_option("--seed", flags.seed, "seed of the models and the training subsets");

@@ -1,5 +1,7 @@
 #include "bench/dataset/learned_models.h"
 
+#include <algorithm>
+
 #include "common/model/autotvm_model.h"
 #include "common/model/xgb_model.h"
 #if PRUNER_DATASET_WITH_TORCH
@@ -107,6 +109,7 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                    MlpModelOptions options;
                    options.training = training;
                    options.mlp.seed = settings.seed;
+                   options.mlp.num_threads = settings.train_threads;
                    return MakeMlpModel(device, options);
                  }});
 #endif
@@ -121,6 +124,7 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                      PaCMModelOptions options;
                      options.featurize_threads = settings.featurize_threads;
                      options.training.schedule.seed = settings.seed;
+                     options.training.num_threads = settings.train_threads;
                      options.training.schedule.per_workload_lists = per_workload;
                      return MakePaCMModel(device, options);
                    }});
@@ -143,6 +147,7 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                      PaCMModelOptions options;
                      options.featurize_threads = settings.featurize_threads;
                      options.training.schedule.seed = settings.seed;
+                     options.training.num_threads = settings.train_threads;
                      options.training.schedule.gain_exponent = v.gain_exponent;
                      options.training.schedule.list_weight_power = v.list_weight_power;
                      return MakePaCMModel(device, options);
@@ -156,6 +161,7 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                    TlpModelOptions options;
                    options.training = training;
                    options.tlp.seed = settings.seed;
+                     options.tlp.num_threads = std::max(1, settings.train_threads);
                    return MakeTlpModel(device, options);
                  }});
   if (settings.auxiliary) {
@@ -167,6 +173,7 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                      TlpModelOptions options;
                      options.training = training;
                      options.tlp.seed = settings.seed;
+                     options.tlp.num_threads = std::max(1, settings.train_threads);
                      std::vector<MeasuredState> aux;
                      for (const MeasuredState& r : settings.auxiliary->records) {
                        if (!held_out.count(r.workload_key)) aux.push_back(r);

@@ -108,9 +108,18 @@ absl::StatusOr<DeviceProfile> GetDeviceProfile(std::string_view name) {
                              [&](const char* a) { return wanted == a; });
     if (match) return builtin.make();
   }
+  // The local CPU also answers to the key its records carry, so a key that
+  // `pruner dataset stats` or `pruner records show` printed can be passed back.
+  const DeviceProfile local = WithStableCpuKey(CachedLocalCpu());
+  if (wanted == NormaliseName(local.name)) return local;
+  if (wanted.rfind("cpu-", 0) == 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "device '", ToAbsl(name), "' is not this machine's CPU, which is '", local.name,
+        "' (a CPU is measured only on itself); built-in profiles: ", DescribeKnownProfiles()));
+  }
   return absl::NotFoundError(absl::StrCat("unknown device profile '", ToAbsl(name),
-                                          "'; known: ",
-                                          DescribeKnownProfiles()));
+                                          "'; known: ", DescribeKnownProfiles(),
+                                          "; this machine's CPU: ", local.name));
 }
 
 absl::Status CheckCompatible(const DeviceProfile& reported,

@@ -119,7 +119,9 @@ std::vector<std::string> KnownDeviceProfiles();
 // Looks a profile up by canonical name or alias, case-insensitively, with '_'
 // and '-' interchangeable ("a100", "A100_40", "orin", "titanv", "h100",
 // "cpu", "local", ...). "cpu-local" and its aliases return the detected local
-// CPU (detected once per process). NotFound lists every known name.
+// CPU (detected once per process); so does its stable key (WithStableCpuKey,
+// e.g. "cpu-amd-epyc-2t-avx512f"), returned under that key. Another CPU's
+// key is NotFound, saying which CPU this is; NotFound lists every known name.
 absl::StatusOr<DeviceProfile> GetDeviceProfile(std::string_view name);
 
 // Reads this machine's CPU from /proc/cpuinfo and /sys. Never fails: missing

@@ -2,6 +2,7 @@
 #include "common/device/device_profile.h"
 #include "common/device/thread_limit.h"
 
+#include <cctype>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -137,6 +138,28 @@ TEST(DeviceProfileTest, LocalAliasIsTheDetectedCpu) {
   EXPECT_EQ(cpu.kind, DeviceKind::kCpu);
   EXPECT_GE(cpu.num_cores, 1);
   EXPECT_EQ(cpu, MustGet("local"));  // detected once, cached
+}
+
+// The key records carry names this CPU too, whatever CPU runs the test.
+TEST(DeviceProfileTest, StableKeyOfThisCpuIsTheDetectedCpu) {
+  const DeviceProfile keyed = WithStableCpuKey(MustGet("cpu"));
+  ASSERT_EQ(keyed.name.rfind("cpu-", 0), 0u) << keyed.name;
+  EXPECT_EQ(MustGet(keyed.name), keyed);
+  std::string shouted = keyed.name;
+  for (char& c : shouted) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  EXPECT_EQ(MustGet(shouted), keyed);
+}
+
+TEST(DeviceProfileTest, AnotherCpusKeySaysWhichCpuThisIs) {
+  const std::string here = WithStableCpuKey(MustGet("cpu")).name;
+  const std::string other =
+      here == "cpu-no-such-cpu-1t-sse2" ? "cpu-no-such-cpu-2t-sse2" : "cpu-no-such-cpu-1t-sse2";
+  absl::StatusOr<DeviceProfile> profile = GetDeviceProfile(other);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().code(), absl::StatusCode::kNotFound);
+  const std::string message(profile.status().message());
+  EXPECT_NE(message.find(other), std::string::npos) << message;
+  EXPECT_NE(message.find(here), std::string::npos) << message;
 }
 
 TEST(DeviceProfileTest, UnknownNameListsKnownNames) {
