@@ -49,6 +49,7 @@ struct Flags {
   std::string split = "both";                     // workloads, networks, both
   std::vector<double> network_fractions = {1.00};
   int network_folds = 0;                  // 0: leave one network out
+  int only_fold = 0;                      // k > 0: evaluate the k-th fold of each split alone
   std::vector<std::string> network_models;  // empty: --models
   std::vector<std::string> model_fractions;  // "tlp=0.07/1": tlp at 7% and 100% only
   double aux_fraction = 1.0;              // of each auxiliary workload's records
@@ -206,7 +207,8 @@ int Run(const Flags& flags) {
     }
     LearnedModelSettings model_settings{.featurize_threads = flags.threads,
                                         .train_threads = flags.train_threads,
-                                        .seed = flags.seed};
+                                        .seed = flags.seed,
+                                        .auxiliary = nullptr};
     if (!flags.aux_device.empty()) {
       // Every quiet ok record of the other device, as replayed states.
       auto aux = LoadDataset(**store, DatasetQuery{flags.aux_device, {}, flags.max_host_busy_cores});
@@ -260,6 +262,14 @@ int Run(const Flags& flags) {
       Planned p;
       p.split = &split;
       p.folds = MakeFolds(replayed, flags.folds, split.by, flags.network_folds);
+      if (flags.only_fold > 0 && !p.folds.empty()) {
+        if (flags.only_fold > static_cast<int>(p.folds.size())) {
+          std::fprintf(stderr, "--only-fold %d: the held-out %s split has %zu folds\n",
+                       flags.only_fold, split.flag, p.folds.size());
+          return 2;
+        }
+        p.folds = {p.folds[flags.only_fold - 1]};
+      }
       p.settings.fractions = split.fractions;
       if (split.by == FoldBy::kWorkload) p.settings.model_fractions = *model_fractions;
       p.settings.seed = flags.seed;
@@ -348,6 +358,11 @@ int main(int argc, char** argv) {
   app.add_option("--network-models", flags.network_models,
                  "models of the held-out-networks split (default: --models)")
       ->delimiter(',');
+  app.add_option("--only-fold", flags.only_fold,
+                 "evaluate only the k-th fold of each split (its training set is the same as "
+                 "in the full run): a long model's folds as separate runs, their --dump-scores "
+                 "files combined by bench/dataset/analysis/model_ensembles.py")
+      ->check(CLI::Range(0, 1000));
   app.add_option("--model-fractions", flags.model_fractions,
                  "held-out-workloads split: MODEL=F1/F2 trains MODEL at these fractions only")
       ->delimiter(',');

@@ -50,7 +50,8 @@ struct LearnedModelSettings {
 
 // What this build has: xgb, autotvm and autotvm-transfer always; mlp, pacm,
 // pacm-mixed and tlp with LibTorch, and mtl-tlp when there are auxiliary
-// records.
+// records. On request (--models names them): PaCM's loss variants and
+// "ensemble" (xgb + mlp + pacm, ensemble_model.h).
 std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& settings);
 
 }  // namespace pruner::dataset

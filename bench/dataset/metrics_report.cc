@@ -222,10 +222,14 @@ void PrintTopK(const std::string& title, const std::vector<ModelTopK>& models,
     }
     if (!m.error.empty()) std::printf("| %-16s | failed: %s\n", m.model.c_str(), m.error.c_str());
   }
-  // What a model that ranks at random would get (all scores tied).
+  // What a model that ranks at random would get (all scores tied), on the
+  // folds' workloads (all of them, unless --only-fold kept one fold).
   std::vector<ScoredWorkload> tied;
-  for (const ReplayedWorkload& w : data.workloads) {
-    tied.push_back({w.weight, w.latency_s, std::vector<double>(w.latency_s.size(), 0.0)});
+  for (const Fold& f : folds) {
+    for (int i : f.test) {
+      const ReplayedWorkload& w = data.workloads[i];
+      tied.push_back({w.weight, w.latency_s, std::vector<double>(w.latency_s.size(), 0.0)});
+    }
   }
   std::printf("| %-16s | %8s | %13s | %7s | %7s | %15s | %9s | %11s |\n", "random", "-", "-",
               Fixed(ExpectedTopK(tied, 1).value).c_str(), Fixed(ExpectedTopK(tied, 5).value).c_str(),

@@ -145,9 +145,10 @@ ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDatase
       point.fold_top1.push_back(ExpectedTopK(fold_scored, 1).value);
       point.fold_top5.push_back(ExpectedTopK(fold_scored, 5).value);
       if (settings.log) {
-        settings.log(absl::StrFormat("%s f=%.2f %s (%zu/%zu): trained on %zu records in %.1f s",
-                                     factory.name, fraction, folds[f].label, f + 1, folds.size(),
-                                     train.size(), train_s));
+        settings.log(absl::StrFormat(
+            "%s f=%.2f %s (%zu/%zu): trained on %zu records in %.1f s; its Top_1 %.4f, Top_5 %.4f",
+            factory.name, fraction, folds[f].label, f + 1, folds.size(), train.size(), train_s,
+            point.fold_top1.back(), point.fold_top5.back()));
       }
     }
     point.top1 = ExpectedTopK(scored, 1);

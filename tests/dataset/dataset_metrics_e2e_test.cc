@@ -175,6 +175,22 @@ void CheckXgbTopKOnHeldOutWorkloads(const Dataset& data, const ReplayedDataset& 
     EXPECT_LE(p.top1.value, 1.0 + 1e-12);
     EXPECT_GE(p.top5.value, p.top1.value - 1e-12);
   }
+
+  // A fold evaluated alone (--only-fold) trains on the same records and
+  // scores its workloads as in the full run; the others stay unscored.
+  TopKSettings full;
+  full.fractions = {1.0};
+  const ModelTopK alone = EvaluateModel(models[0], replayed, data.device, {folds[1]}, full);
+  ASSERT_TRUE(alone.error.empty()) << alone.error;
+  ASSERT_EQ(alone.points.size(), 1u);
+  EXPECT_EQ(alone.points[0].top1.workloads, static_cast<int>(folds[1].test.size()));
+  for (size_t w = 0; w < replayed.workloads.size(); ++w) {
+    const bool held_out = std::find(folds[1].test.begin(), folds[1].test.end(),
+                                    static_cast<int>(w)) != folds[1].test.end();
+    EXPECT_EQ(alone.points[0].scored[w].score,
+              held_out ? xgb.points[1].scored[w].score : std::vector<double>{})
+        << w;
+  }
 }
 
 void CheckTrainingSubsetsAreNestedPrefixes(const ReplayedDataset& replayed) {

@@ -1,5 +1,5 @@
 # Usage: model_ensembles.py SCORES.tsv [SCORES.tsv ...] [--split workloads|networks]
-#                           [--members mlp,pacm,xgb] [--fraction 1]
+#                           [--members mlp,pacm,xgb] [--fraction 1] [--common-workloads]
 # Table 11's weighted Top-1 / Top-5 of each model in --dump-scores files
 # (at one training fraction, 1 unless --fraction says) and of every
 # ensemble of two or more of them: per held-out workload, the sum of the
@@ -12,6 +12,8 @@
 # combinations on the same held-out data would flatter it); the RESULT line
 # gives it beside the best single model (by Top-1), with a paired bootstrap
 # over workloads of its Top-1 and Top-5 gains (5th / 95th percentiles).
+# --common-workloads keeps only the workloads every model scored: a model
+# run on some folds (--only-fold) against the others on the same workloads.
 import collections, csv, itertools, math, sys
 
 args = [a for a in sys.argv[1:] if not a.startswith('--')]
@@ -42,6 +44,10 @@ for path in args:
         latency[w][i] = float(r['latency_s'])
         weight[w] = float(r['weight'])
 models = sorted(set(m for m, _ in scores))
+if '--common-workloads' in sys.argv:
+    for w in list(latency):
+        if not all((m, w) in scores for m in models):
+            del latency[w]
 
 
 def zscores(d):
