@@ -41,7 +41,7 @@ struct LearnedModelSettings {
   int featurize_threads = 1;
   // LibTorch intra-op threads of the networks' training and scoring (mlp,
   // pacm*, tlp, mtl-tlp); 0 = each model's default, 1. More helps only on
-  // an otherwise idle machine (torch_rank_training.h, SetTorchThreads).
+  // an otherwise idle machine (torch_rank_training.h, TorchThreads).
   int train_threads = 0;
   uint64_t seed = 43;
   // Set: "mtl-tlp" is offered, trained with these beside the target's.

@@ -39,8 +39,8 @@ struct SegmentSumMlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(SegmentSumMlp);
 
-void ApplyThreads(const MlpParams& p) {
-  SetTorchThreads(p.num_threads > 0 ? p.num_threads : DefaultMlpThreads());
+int ThreadsOf(const MlpParams& p) {
+  return p.num_threads > 0 ? p.num_threads : DefaultMlpThreads();
 }
 
 class MlpPackRegressor : public PackRegressor {
@@ -109,7 +109,7 @@ absl::StatusOr<FitReport> MlpPackRegressor::Fit(const PackedRows& packs,
   if (usable.empty() || !any_positive) {
     return absl::FailedPreconditionError("mlp: nothing to learn (no rows or every label is 0)");
   }
-  ApplyThreads(params_);
+  const TorchThreads threads(ThreadsOf(params_));
   torch::manual_seed(params_.seed);
 
   const int64_t cols = packs.num_columns();
@@ -154,7 +154,7 @@ absl::StatusOr<std::vector<double>> MlpPackRegressor::Predict(const PackedRows& 
     return absl::InvalidArgumentError(absl::StrCat("mlp: model has ", scale_.size(0),
                                                    " features, data has ", packs.num_columns()));
   }
-  ApplyThreads(params_);
+  const TorchThreads threads(ThreadsOf(params_));
   torch::NoGradGuard no_grad;
   return ScoreInChunks(packs.num_packs(), /*chunk=*/4096, [&](const std::vector<int>& chunk) {
     auto [rows, pack_of_row] = GatherRows(packs, chunk);

@@ -279,7 +279,7 @@ absl::StatusOr<FitReport> PaCMNetwork::Train(const PaCMBatch& batch,
         any_positive ? "some" : "no", " positive label)"));
   }
   try {
-    SetTorchThreads(params.num_threads);
+    const TorchThreads threads(params.num_threads);
     impl_->SetScales(PaCMColumnScales::Fit(batch));
     const BatchTensors t = ToTensors(batch, impl_->statement_scale, impl_->block_scale);
     PaCMNet& net = impl_->net;
@@ -330,7 +330,7 @@ std::vector<double> PaCMNetwork::Score(const PaCMBatch& batch, int num_threads) 
   constexpr double kUnscorable = -std::numeric_limits<double>::infinity();
   std::vector<double> scores(batch.num_programs, kUnscorable);
   if (batch.num_programs == 0) return scores;
-  SetTorchThreads(num_threads);
+  const TorchThreads threads(num_threads);
   torch::NoGradGuard no_grad;
   PaCMNet& net = impl_->net;
   net->eval();

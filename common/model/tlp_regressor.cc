@@ -136,7 +136,7 @@ absl::StatusOr<FitReport> TlpPackRegressor::Fit(const PackedRows& packs,
     if (absl::Status st = CheckShape(auxiliary_->packs, 0); !st.ok()) return st;
     for (int p = 0; p < auxiliary_->packs.num_packs(); ++p) items.push_back(n + p);
   }
-  SetTorchThreads(params_.num_threads);
+  const TorchThreads threads(params_.num_threads);
   torch::manual_seed(params_.seed);
   TlpNet net(packs.num_columns(), params_.hidden_dim, params_.heads, outputs);
   net->train();
@@ -186,7 +186,7 @@ absl::StatusOr<FitReport> TlpPackRegressor::Fit(const PackedRows& packs,
 absl::StatusOr<std::vector<double>> TlpPackRegressor::Predict(const PackedRows& packs) const {
   if (net_.is_empty()) return absl::FailedPreconditionError("tlp: predict before training");
   if (absl::Status st = CheckShape(packs, columns_); !st.ok()) return st;
-  SetTorchThreads(params_.num_threads);
+  const TorchThreads threads(params_.num_threads);
   torch::NoGradGuard no_grad;
   return ScoreInChunks(packs.num_packs(), /*chunk=*/2048, [&](const std::vector<int>& chunk) {
     return net_->forward(Batch(packs, chunk));

@@ -9,6 +9,8 @@
 #ifndef PRUNER_COMMON_MODEL_TORCH_RANK_TRAINING_H_
 #define PRUNER_COMMON_MODEL_TORCH_RANK_TRAINING_H_
 
+#include <dlfcn.h>
+#include <malloc.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <string>
@@ -69,15 +72,75 @@ inline torch::Tensor LambdaRankLoss(const torch::Tensor& scores, const torch::Te
   return -(better * delta_ndcg * log2_p).sum();
 }
 
-// LibTorch's intra-op thread count is process-wide; the models set theirs
-// before every fit and inference. 0 means 1: these networks are small, and
-// on a shared 2-core machine OpenMP threads were 5-10x slower than one
-// thread whenever the other core was busy (featurization, measurement, a
-// build).
-inline void SetTorchThreads(int requested) {
-  const int n = requested > 0 ? requested : 1;
-  if (torch::get_num_threads() != n) torch::set_num_threads(n);
-}
+// The threads a LibTorch fit or inference may use, for as long as the
+// object lives. 0 means 1: these networks are small, and on a shared 2-core
+// machine OpenMP threads were 5-10x slower than one thread whenever the
+// other core was busy (featurization, measurement, a build).
+//
+// Two settings are process-wide and outside torch's own count:
+// - Debian's LibTorch runs its matrix products in OpenBLAS (pthreads),
+//   whose pool has one thread per core whatever torch::set_num_threads
+//   says. A "one-thread" TLP fit ran its GEMMs on 2 threads, so two folds
+//   side by side put 4 busy threads on 2 cores (bench/README.md, "TLP at
+//   100%"). The OpenBLAS count follows the request while any TorchThreads
+//   lives and is restored when the last one ends, so a library baseline
+//   timed later in the process (bench_tune's OpenBLAS) keeps its threads.
+//   Found through dlsym: another BLAS leaves it alone.
+// - glibc returns freed memory above 128 KiB-32 MiB to the kernel, and a
+//   training step frees its activations (tens of MB each) every batch: the
+//   next step faulted them in again, ~17% of a TLP fit in the kernel.
+//   Keeping up to 1 GiB of freed heap (set once, never undone) made the
+//   same fit 1.3x faster with identical scores.
+class TorchThreads {
+ public:
+  explicit TorchThreads(int requested) {
+    const int n = requested > 0 ? requested : 1;
+    KeepFreedHeap();
+    if (torch::get_num_threads() != n) torch::set_num_threads(n);
+    BlasThreads& blas = Blas();
+    std::lock_guard<std::mutex> lock(blas.mu);
+    if (blas.set == nullptr) return;
+    if (blas.holders++ == 0) blas.saved = blas.get();
+    blas.set(n);
+  }
+  ~TorchThreads() {
+    BlasThreads& blas = Blas();
+    std::lock_guard<std::mutex> lock(blas.mu);
+    if (blas.set != nullptr && --blas.holders == 0) blas.set(blas.saved);
+  }
+  TorchThreads(const TorchThreads&) = delete;
+  TorchThreads& operator=(const TorchThreads&) = delete;
+
+  // OpenBLAS's thread count now (0 where torch does not use OpenBLAS).
+  static int BlasThreadCount() { return Blas().get != nullptr ? Blas().get() : 0; }
+
+ private:
+  struct BlasThreads {
+    std::mutex mu;
+    void (*set)(int) = nullptr;
+    int (*get)() = nullptr;
+    int holders = 0;
+    int saved = 1;
+  };
+  static BlasThreads& Blas() {
+    static BlasThreads* blas = [] {
+      auto* b = new BlasThreads;
+      b->set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+      b->get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+      if (b->get == nullptr) b->set = nullptr;
+      return b;
+    }();
+    return *blas;
+  }
+  static void KeepFreedHeap() {
+    static const bool once = [] {
+      mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest dynamic threshold
+      mallopt(M_TRIM_THRESHOLD, 1 << 30);
+      return true;
+    }();
+    (void)once;
+  }
+};
 
 // A model's checkpoint payload in torch's archive format: what `write`
 // puts in an archive, as bytes, and back through `read`. Torch's exceptions

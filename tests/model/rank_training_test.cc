@@ -114,5 +114,24 @@ TEST(RankTrainingTest, GroupWeightsScaleEachGroupsLoss) {
               0.5f * part({2, 3, 4}) + 3.0f * part({0, 1}), 1e-5);
 }
 
+// Debian's LibTorch multiplies matrices in OpenBLAS, whose own pool ignores
+// torch::set_num_threads: a "one-thread" fit must hold OpenBLAS to one
+// thread too, and give the count back when the last fit ends.
+TEST(RankTrainingTest, TorchThreadsHoldsBlasToTheRequestAndRestoresIt) {
+  const int before = TorchThreads::BlasThreadCount();
+  if (before == 0) GTEST_SKIP() << "torch does not use OpenBLAS here";
+  {
+    const TorchThreads one(1);
+    EXPECT_EQ(torch::get_num_threads(), 1);
+    EXPECT_EQ(TorchThreads::BlasThreadCount(), 1);
+    {
+      const TorchThreads nested(1);  // a second model training beside the first
+      EXPECT_EQ(TorchThreads::BlasThreadCount(), 1);
+    }
+    EXPECT_EQ(TorchThreads::BlasThreadCount(), 1);  // the first still holds it
+  }
+  EXPECT_EQ(TorchThreads::BlasThreadCount(), before);
+}
+
 }  // namespace
 }  // namespace pruner
