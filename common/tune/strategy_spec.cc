@@ -41,6 +41,10 @@ const std::vector<StrategySpec>& KnownStrategySpecs() {
        S::kDraftVerify, M::kPaCM, PaCMStart::kPretrainedAdapted},
       {"pruner-offline", "LSE drafts; the pretrained PaCM verifies, never updated",
        S::kDraftVerify, M::kPaCM, PaCMStart::kPretrainedFrozen},
+      {"pruner-ensemble",
+       "LSE drafts; XGBoost, the TenSet MLP and PaCM verify together (z-scores summed per "
+       "workload), each retrained every round",
+       S::kDraftVerify, M::kEnsemble},
   };
   return *specs;
 }

@@ -31,6 +31,7 @@ enum class ScoreModel {
   kTlp,           // TLP's attention model over the schedule's steps (LibTorch)
   kMtlTlp,        // MTL-TLP: TLP with a second head for another device's records
   kAutotvm,       // AutoTVM's rank XGBoost with transfer from the database
+  kEnsemble,      // XGBoost + the TenSet MLP + PaCM, z-scores summed per workload
 };
 
 // Where a PaCM starts (ScoreModel::kPaCM only).
@@ -57,7 +58,7 @@ struct StrategySpec {
   // Its model is a LibTorch network.
   bool NeedsTorch() const {
     return model == ScoreModel::kMlp || model == ScoreModel::kPaCM || model == ScoreModel::kTlp ||
-           model == ScoreModel::kMtlTlp;
+           model == ScoreModel::kMtlTlp || model == ScoreModel::kEnsemble;
   }
   // Ansor's generations per evolutionary round for this model: 4, or 2 when
   // the scores are random (more generations only walk further at random).

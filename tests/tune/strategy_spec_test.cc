@@ -42,6 +42,9 @@ TEST(StrategySpecTest, PartsOfEachStrategy) {
   EXPECT_EQ(parts("moa-pruner").pacm_start, PaCMStart::kPretrainedAdapted);
   EXPECT_EQ(parts("pruner-offline").pacm_start, PaCMStart::kPretrainedFrozen);
   EXPECT_TRUE(parts("ansor-mlp").NeedsTorch());
+  EXPECT_EQ(parts("pruner-ensemble").search, SearchMethod::kDraftVerify);
+  EXPECT_EQ(parts("pruner-ensemble").model, ScoreModel::kEnsemble);
+  EXPECT_TRUE(parts("pruner-ensemble").NeedsTorch());
   EXPECT_FALSE(parts("ansor-xgb").NeedsTorch());
   // Ansor's generations: 2 with random scores, 4 otherwise.
   EXPECT_EQ(parts("ansor-random").DefaultGenerations(), 2);

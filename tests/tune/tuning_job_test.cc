@@ -216,7 +216,8 @@ TEST_P(EveryStrategyTest, RunsAJobToItsBudget) {
   for (const TaskStatus& t : (*job)->TaskStatuses()) EXPECT_GT(t.best_cost_s, 0) << t.name;
   const std::map<std::string, std::string> checkpointed = {
       {"ansor-xgb", "xgb"}, {"ansor-mlp", "mlp"}, {"pruner", "pacm"},
-      {"ansor-tlp", "tlp"}, {"ansor-autotvm", "autotvm"}, {"autotvm", "autotvm"}};
+      {"ansor-tlp", "tlp"}, {"ansor-autotvm", "autotvm"}, {"autotvm", "autotvm"},
+      {"pruner-ensemble", "ensemble"}};
   if (checkpointed.count(GetParam())) {
     // The trained model was checkpointed with the job's device.
     const std::string model = checkpointed.at(GetParam());
@@ -229,7 +230,7 @@ TEST_P(EveryStrategyTest, RunsAJobToItsBudget) {
 INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategyTest,
                          testing::Values("random", "ansor-random", "ansor-xgb", "ansor-mlp",
                                          "ansor-tlp", "ansor-autotvm", "autotvm", "lse-xgb",
-                                         "pruner"),
+                                         "pruner", "pruner-ensemble"),
                          [](const testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
                            for (char& c : name) c = c == '-' ? '_' : c;
