@@ -14,7 +14,9 @@
 # over workloads of its Top-1 and Top-5 gains (5th / 95th percentiles).
 # --common-workloads keeps only the workloads every model scored: a model
 # run on some folds (--only-fold) against the others on the same workloads.
-import collections, csv, itertools, math, sys
+import itertools, sys
+
+from dump_scores import Scores
 
 args = [a for a in sys.argv[1:] if not a.startswith('--')]
 split = 'workloads'
@@ -32,50 +34,14 @@ if '--members' in sys.argv:
     args.remove(value)
     chosen = tuple(sorted(value.split(',')))
 
-scores = collections.defaultdict(dict)  # (model, workload) -> {schedule: score}
-latency = collections.defaultdict(dict)  # workload -> {schedule: latency}
-weight = {}
-for path in args:
-    for r in csv.DictReader(open(path), delimiter='\t'):
-        if r['split'] != split or abs(float(r['fraction']) - fraction) > 1e-9:
-            continue
-        w, i = r['workload'], int(r['schedule'])
-        scores[(r['model'], w)][i] = float(r['score'])
-        latency[w][i] = float(r['latency_s'])
-        weight[w] = float(r['weight'])
-models = sorted(set(m for m, _ in scores))
+data = Scores(args, split, fraction)
 if '--common-workloads' in sys.argv:
-    for w in list(latency):
-        if not all((m, w) in scores for m in models):
-            del latency[w]
-
-
-def zscores(d):
-    finite = [s for s in d.values() if math.isfinite(s)]
-    m = sum(finite) / len(finite)
-    sd = math.sqrt(sum((s - m) ** 2 for s in finite) / len(finite)) or 1
-    # A schedule a model could not score (-inf) stays last.
-    return {i: (s - m) / sd if math.isfinite(s) else -1e9 for i, s in d.items()}
-
-
-def terms(members):
-    # Per workload: weight x (best latency, the pick's, the best of the top 5).
-    out = {}
-    for w, lats in latency.items():
-        if not all((m, w) in scores for m in members):
-            continue
-        zs = [zscores(scores[(m, w)]) for m in members]
-        combined = {i: sum(z[i] for z in zs) for i in lats}
-        order = sorted(lats, key=lambda i: -combined[i])
-        out[w] = (weight[w] * min(lats.values()), weight[w] * lats[order[0]],
-                  weight[w] * min(lats[i] for i in order[:5]))
-    return out
+    data.keep_common_workloads()
+models, latency = data.models, data.latency
 
 
 def topk(members):
-    t = terms(members).values()
-    best = sum(x[0] for x in t)
-    return len(t), best / sum(x[1] for x in t), best / sum(x[2] for x in t)
+    return data.topk(members)[:3]
 
 
 def bootstrap_gain(a, b, column, draws=2000):
@@ -83,7 +49,7 @@ def bootstrap_gain(a, b, column, draws=2000):
     # same resampled workloads (column 1: Top-1, 2: Top-5), 5th and 95th
     # percentiles.
     import random
-    ta, tb = terms(a), terms(b)
+    ta, tb = data.terms(a), data.terms(b)
     keys = sorted(set(ta) & set(tb))
     rng = random.Random(1)
     gains = []
