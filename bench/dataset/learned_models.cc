@@ -165,6 +165,17 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                    options.tlp.num_threads = std::max(1, settings.train_threads);
                    return MakeTlpModel(device, options);
                  }});
+  // The spec's flagged experiment: log2 of the step rows' numbers.
+  out.push_back({"tlp-log",
+                 [=](const DeviceProfile& device, const std::set<std::string>&) -> std::unique_ptr<CostModel> {
+                   TlpModelOptions options;
+                   options.training = training;
+                   options.tlp.seed = settings.seed;
+                   options.tlp.num_threads = std::max(1, settings.train_threads);
+                   options.log_payload = true;
+                   return MakeTlpModel(device, options);
+                 },
+                 /*on_request=*/true});
   if (settings.auxiliary) {
     // MTL-TLP: the auxiliary device's records of every workload but the
     // held-out ones train the second head.

@@ -1,5 +1,7 @@
 #include "common/features/tlp_features.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <array>
 
@@ -122,6 +124,15 @@ std::vector<float> TlpFeatures(const std::vector<Step>& steps, bool gpu,
     std::copy(row.begin(), row.begin() + width, matrix.begin() + r * shape.columns);
   }
   return matrix;
+}
+
+void TlpLogPayload(const TlpFeatureShape& shape, std::vector<float>& matrix) {
+  for (size_t r = 0; r * shape.columns < matrix.size(); ++r) {
+    for (int c = kTlpStepKinds; c < shape.columns; ++c) {
+      float& x = matrix[r * shape.columns + c];
+      x = std::copysign(std::log2(1.0f + std::fabs(x)), x);
+    }
+  }
 }
 
 }  // namespace pruner

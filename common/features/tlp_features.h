@@ -37,6 +37,12 @@ std::vector<float> TlpStepRow(const Step& step, bool gpu);
 std::vector<float> TlpFeatures(const std::vector<Step>& steps, bool gpu,
                                const TlpFeatureShape& shape);
 
+// The spec's flagged experiment (tlp.md §2.5 [REC]), not TLP's code: every
+// value after a row's one-hot becomes sign(x) log2(1 + |x|), so extents of
+// 4096 and step ids of 3 enter the first layer on one scale. In place, on
+// a TlpFeatures matrix of `shape`.
+void TlpLogPayload(const TlpFeatureShape& shape, std::vector<float>& matrix);
+
 }  // namespace pruner
 
 #endif  // PRUNER_COMMON_FEATURES_TLP_FEATURES_H_

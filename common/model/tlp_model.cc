@@ -7,6 +7,13 @@ namespace pruner {
 
 namespace {
 
+std::vector<float> Features(const std::vector<Step>& steps, bool gpu, const TlpFeatureShape& shape,
+                            bool log_payload) {
+  std::vector<float> matrix = TlpFeatures(steps, gpu, shape);
+  if (log_payload) TlpLogPayload(shape, matrix);
+  return matrix;
+}
+
 std::unique_ptr<CostModel> MakeModel(std::string name, const DeviceProfile& device,
                                      const TlpModelOptions& options,
                                      std::shared_ptr<const TlpAuxiliaryData> auxiliary) {
@@ -16,9 +23,11 @@ std::unique_ptr<CostModel> MakeModel(std::string name, const DeviceProfile& devi
   params.rows = shape.rows;
   StateRows rows;
   rows.num_columns = shape.columns;
-  rows.rows = [gpu, shape](const State& state) -> absl::StatusOr<std::vector<float>> {
-    return TlpFeatures(state.steps(), gpu, shape);
+  const bool log_payload = options.log_payload;
+  rows.rows = [gpu, shape, log_payload](const State& state) -> absl::StatusOr<std::vector<float>> {
+    return Features(state.steps(), gpu, shape, log_payload);
   };
+  if (options.log_payload) name += "-log";
   return std::make_unique<LearnedCostModel>(
       std::move(name), device, options.training,
       [params, auxiliary] { return MakeTlpPackRegressor(params, auxiliary); }, std::move(rows));
@@ -45,7 +54,8 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeMtlTlpModel(
   const std::vector<float> labels = NormalizedThroughputLabels(auxiliary);
   bool any_ok = false;
   for (size_t i = 0; i < auxiliary.size(); ++i) {
-    data->packs.AddPack(TlpFeatures(auxiliary[i].state.steps(), device.IsGpu(), shape));
+    data->packs.AddPack(
+        Features(auxiliary[i].state.steps(), device.IsGpu(), shape, options.log_payload));
     data->labels.push_back(labels[i]);
     any_ok = any_ok || labels[i] > 0;
   }

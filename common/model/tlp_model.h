@@ -24,6 +24,10 @@ namespace pruner {
 struct TlpModelOptions {
   LearnedModelOptions training;  // warm-up, adaptive training, seed
   TlpParams tlp;                 // TLP's network and schedule; rows/columns follow the device
+  // log2 of the step rows' numbers (TlpLogPayload), an experiment the spec
+  // recommends; the model is then named "tlp-log" / "mtl-tlp-log". Off:
+  // TLP's code feeds raw integers.
+  bool log_payload = false;
 };
 
 // Name() is "tlp". The crop is the device's platform's (CPU 25 x 22, GPU

@@ -3,6 +3,7 @@
 // crop and pad of the matrix.
 #include "common/features/tlp_features.h"
 
+#include <cmath>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -76,6 +77,19 @@ TEST(TlpFeaturesTest, RowsArePaddedAndCroppedToTheShape) {
   EXPECT_EQ(std::count(short_m.begin() + 14, short_m.end(), 0.0f), 28);
   EXPECT_EQ(TlpShapeFor(*GetDeviceProfile("a100")).rows, 40);
   EXPECT_EQ(TlpShapeFor(*GetDeviceProfile("a100")).columns, 20);
+}
+
+// The flagged experiment: the numbers after the one-hot on a log scale,
+// the one-hot and the zero padding untouched.
+TEST(TlpFeaturesTest, LogPayloadScalesOnlyTheNumbers) {
+  const TlpFeatureShape shape{2, 18};
+  std::vector<float> m = TlpFeatures({SplitStep(2, 0, 1024, {32, 1, 4})}, false, shape);
+  TlpLogPayload(shape, m);
+  std::vector<float> expected = OneHot(5, {std::log2(3.0f), 0, std::log2(1025.0f), std::log2(33.0f),
+                                           1, std::log2(5.0f), 1});
+  expected.resize(2 * 18, 0.0f);
+  ASSERT_EQ(m.size(), expected.size());
+  for (size_t i = 0; i < m.size(); ++i) EXPECT_NEAR(m[i], expected[i], 1e-6) << i;
 }
 
 }  // namespace
