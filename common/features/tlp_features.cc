@@ -1,9 +1,8 @@
 #include "common/features/tlp_features.h"
 
-#include <cmath>
-
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace pruner {
 namespace {
