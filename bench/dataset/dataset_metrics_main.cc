@@ -378,8 +378,12 @@ int main(int argc, char** argv) {
       pruner::dataset::LearnedModels({});
   std::vector<std::string> names;
   for (const auto& m : available) names.push_back(m.name);
-  // MTL-TLP is offered once --aux-device names its second device.
-  if (std::find(names.begin(), names.end(), "tlp") != names.end()) names.push_back("mtl-tlp");
+  // MTL-TLP (and its log-scale variant) is offered once --aux-device names
+  // its second device.
+  if (std::find(names.begin(), names.end(), "tlp") != names.end()) {
+    names.push_back("mtl-tlp");
+    names.push_back("mtl-tlp-log");
+  }
   app.add_option("--models", flags.models,
                  "learned models to evaluate (this build: " + absl::StrJoin(names, ",") + ")")
       ->delimiter(',');

@@ -178,22 +178,29 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                  /*on_request=*/true});
   if (settings.auxiliary) {
     // MTL-TLP: the auxiliary device's records of every workload but the
-    // held-out ones train the second head.
-    out.push_back({"mtl-tlp",
-                   [=](const DeviceProfile& device,
-                       const std::set<std::string>& held_out) -> std::unique_ptr<CostModel> {
-                     TlpModelOptions options;
-                     options.training = training;
-                     options.tlp.seed = settings.seed;
-                     options.tlp.num_threads = std::max(1, settings.train_threads);
-                     std::vector<MeasuredState> aux;
-                     for (const MeasuredState& r : settings.auxiliary->records) {
-                       if (!held_out.count(r.workload_key)) aux.push_back(r);
-                     }
-                     auto model = MakeMtlTlpModel(device, options, settings.auxiliary->device, aux);
-                     if (!model.ok()) return std::make_unique<UnbuildableModel>("mtl-tlp", model.status());
-                     return *std::move(model);
-                   }});
+    // held-out ones train the second head; mtl-tlp-log reads its rows as
+    // tlp-log does.
+    for (const bool log_payload : {false, true}) {
+      const std::string name = log_payload ? "mtl-tlp-log" : "mtl-tlp";
+      out.push_back({name,
+                     [=](const DeviceProfile& device,
+                         const std::set<std::string>& held_out) -> std::unique_ptr<CostModel> {
+                       TlpModelOptions options;
+                       options.training = training;
+                       options.tlp.seed = settings.seed;
+                       options.tlp.num_threads = std::max(1, settings.train_threads);
+                       options.log_payload = log_payload;
+                       std::vector<MeasuredState> aux;
+                       for (const MeasuredState& r : settings.auxiliary->records) {
+                         if (!held_out.count(r.workload_key)) aux.push_back(r);
+                       }
+                       auto model =
+                           MakeMtlTlpModel(device, options, settings.auxiliary->device, aux);
+                       if (!model.ok()) return std::make_unique<UnbuildableModel>(name, model.status());
+                       return *std::move(model);
+                     },
+                     /*on_request=*/log_payload});
+    }
   }
 #endif
 #if PRUNER_DATASET_WITH_PACM
