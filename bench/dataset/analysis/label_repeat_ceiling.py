@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Usage: label_repeat_ceiling.py DB DEVICE [SCORES.tsv ...]
+# Usage: label_repeat_ceiling.py DB DEVICE [SCORES.tsv ...] [--members mlp,pacm,xgb]
 # How far can any model get on Table 11's Top-1 when the labels are single
 # measurements? Every schedule of DEVICE measured quietly at least twice
 # (host_busy_cores <= 0.5; the dataset's re-measured workloads, whatever
@@ -10,14 +10,18 @@
 # least 20 such schedules count; weights as bench_dataset_metrics's (the
 # workload's use count summed over jobs). Given --dump-scores files of
 # bench_dataset_metrics (held-out workloads, 100%), also each model's
-# Top-1 / Top-5 on the same workloads, judged by the dataset's labels.
+# Top-1 / Top-5 on the same workloads, judged by the dataset's labels, and
+# with --members their ensemble (z-scores summed, model_ensembles.py's).
 import collections, os, sqlite3, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dump_scores import Scores
 
 if len(sys.argv) < 3:
     sys.exit(open(__file__).read().split('\nimport')[0])
-db = sqlite3.connect(sys.argv[1]); device = sys.argv[2]; dumps = sys.argv[3:]
+args = sys.argv[1:]; members = []
+if '--members' in args:
+    i = args.index('--members'); members = args[i + 1].split(','); del args[i:i + 2]
+db = sqlite3.connect(args[0]); device = args[1]; dumps = args[2:]
 
 weight = collections.defaultdict(float); name_of = {}
 for name, key, w in db.execute("select name, workload_key, weight from job_tasks"):
@@ -34,26 +38,28 @@ pairs = {k: p for k, p in pairs.items() if len(p) >= 20}
 if not pairs:
     sys.exit("no workload of %s has 20 schedules measured twice" % device)
 
-def top1(model, label):
-    num = den = per = 0.0
+def topk(model, label):
+    # (weighted Top-1, weighted Top-5, mean best/pick per workload)
+    num = den = den5 = per = 0.0
     for key, p in pairs.items():
-        pick = min(p, key=lambda x: x[model]); best = min(x[label] for x in p)
-        num += weight[key] * best; den += weight[key] * pick[label]; per += best / pick[label]
-    return num / den, per / len(pairs)
+        order = sorted(p, key=lambda x: x[model]); best = min(x[label] for x in p)
+        num += weight[key] * best; den += weight[key] * order[0][label]
+        den5 += weight[key] * min(x[label] for x in order[:5]); per += best / order[0][label]
+    return num / den, num / den5, per / len(pairs)
 
 # Table 11 reads each schedule's latest quiet measurement: those labels,
 # the earlier measurement as the model (and the other way round).
-w1, p1 = top1(0, 1); w2, p2 = top1(1, 0)
+w1, f1, p1 = topk(0, 1); w2, f2, p2 = topk(1, 0)
 n = sum(len(p) for p in pairs.values())
 best = collections.defaultdict(lambda: float('inf'))  # workload -> best latest latency
 for (key, _), t in times.items(): best[key] = min(best[key], t[-1])
 share = sum(weight[k] * best[k] for k in pairs) / sum(weight[k] * b for k, b in best.items())
 print("%d workloads of %s with >= 20 schedules measured quietly twice (%d schedules), "
       "%.2f of Table 11's weight x best latency" % (len(pairs), device, n, share))
-print("one measurement as the model of the other, weighted Top-1 (Table 11's):")
-print("  labels latest, model earlier: %.3f (mean best/pick per workload %.3f)" % (w1, p1))
-print("  labels earlier, model latest: %.3f (mean best/pick per workload %.3f)" % (w2, p2))
-ceiling = "ceiling_top1=%.4f reverse_top1=%.4f" % (w1, w2)  # the first is what Table 11 could reach
+print("one measurement as the model of the other, weighted (Table 11's):")
+print("  labels latest, model earlier: Top-1 %.3f  Top-5 %.3f  per workload %.3f" % (w1, f1, p1))
+print("  labels earlier, model latest: Top-1 %.3f  Top-5 %.3f  per workload %.3f" % (w2, f2, p2))
+ceiling = "ceiling_top1=%.4f ceiling_top5=%.4f reverse_top1=%.4f" % (w1, f1, w2)  # the first is what Table 11 could reach
 if dumps:
     scores = Scores(dumps, 'workloads', 1.0)
     names = {name_of[k] for k in pairs}
@@ -65,6 +71,10 @@ if dumps:
         count, t1, t5, per = scores.topk([m])
         print("  %-18s %3d workloads  Top-1 %.3f  Top-5 %.3f  per workload %.3f" % (m, count, t1, t5, per))
         line.append("%s_top1=%.4f" % (m.replace('-', '_'), t1))
+    if members:
+        count, t1, t5, per = scores.topk(members)
+        print("  %-18s %3d workloads  Top-1 %.3f  Top-5 %.3f  per workload %.3f" % ("+".join(members), count, t1, t5, per))
+        line.append("ensemble_top1=%.4f" % t1)
     print("RESULT label_repeat_ceiling workloads=%d schedules=%d %s %s" % (len(pairs), n, ceiling, " ".join(line)))
 else:
     print("RESULT label_repeat_ceiling workloads=%d schedules=%d %s" % (len(pairs), n, ceiling))
