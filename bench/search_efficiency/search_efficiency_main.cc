@@ -65,6 +65,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "bench/inprocess_kernel.h"
 #include "bench/measure_baselines.h"
@@ -556,19 +557,31 @@ int Main(int argc, char** argv) {
     const RatioMeans m = GeoMeanRatios(summary, strategy);
     return m.floor_ratio > 0 ? absl::StrFormat("%.3f", m.floor_ratio) : "na";
   };
+  // Strategies the line has no fixed key for (e.g. pruner-ensemble) each
+  // add theirs at the end: name_time_to_ansor_best, name_trials_to_ansor_best.
+  std::string other_keys;
+  for (const std::string& strategy : opt.strategies) {
+    if (strategy == "ansor-xgb" || strategy == "pruner" || strategy == "moa-pruner" ||
+        strategy == "lse-xgb" || strategy == "autotvm" || strategy == "ansor-tlp") {
+      continue;
+    }
+    const std::string key = absl::StrReplaceAll(strategy, {{"-", "_"}});
+    absl::StrAppend(&other_keys, " ", key, "_time_to_ansor_best=", ratio_field(strategy, false),
+                    " ", key, "_trials_to_ansor_best=", ratio_field(strategy, true));
+  }
   std::printf("RESULT search_efficiency pruner_time_to_ansor_best=%s "
               "moa_pruner_time_to_ansor_best=%s pruner_scored_per_round=%s "
               "ansor_scored_per_round=%s wall_s=%.0f pruner_trials_to_ansor_best=%s "
               "moa_pruner_trials_to_ansor_best=%s lse_xgb_time_to_ansor_best=%s "
               "autotvm_time_to_ansor_best=%s tlp_time_to_ansor_best=%s seeds=%zu load=%.2f "
-              "pruner_time_floor=%s moa_pruner_time_floor=%s\n",
+              "pruner_time_floor=%s moa_pruner_time_floor=%s%s\n",
               ratio_field("pruner", false).c_str(), ratio_field("moa-pruner", false).c_str(),
               scored("pruner").c_str(), scored("ansor-xgb").c_str(), Since(t_start),
               ratio_field("pruner", true).c_str(), ratio_field("moa-pruner", true).c_str(),
               ratio_field("lse-xgb", false).c_str(), ratio_field("autotvm", false).c_str(),
               ratio_field("ansor-tlp", false).c_str(), opt.seeds.size(),
               std::max(load_start, LoadAverage()), floor_field("pruner").c_str(),
-              floor_field("moa-pruner").c_str());
+              floor_field("moa-pruner").c_str(), other_keys.c_str());
   for (const RunTrace& r : runs) {
     if (!r.ok) return 1;
   }
