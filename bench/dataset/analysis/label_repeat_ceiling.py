@@ -12,7 +12,7 @@
 # bench_dataset_metrics (held-out workloads, 100%), also each model's
 # Top-1 / Top-5 on the same workloads, judged by the dataset's labels, and
 # with --members their ensemble (z-scores summed, model_ensembles.py's).
-import collections, os, sqlite3, sys
+import collections, math, os, sqlite3, statistics, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dump_scores import Scores
 
@@ -59,9 +59,25 @@ print("%d workloads of %s with >= 20 schedules measured quietly twice (%d schedu
 print("one measurement as the model of the other, weighted (Table 11's):")
 print("  labels latest, model earlier: Top-1 %.3f  Top-5 %.3f  per workload %.3f" % (w1, f1, p1))
 print("  labels earlier, model latest: Top-1 %.3f  Top-5 %.3f  per workload %.3f" % (w2, f2, p2))
+# How far apart the two measurements of one schedule are: ln(latest /
+# earlier), each workload's mean removed (the code generator's drift moves
+# a whole workload), over all the pairs and over each workload's 10
+# fastest (by the latest), where Top-1 is decided.
+def spread(pairs_of):
+    r = []
+    for p in pairs_of:
+        logs = [math.log(b / a) for a, b in p]; mean = sum(logs) / len(logs)
+        r += [x - mean for x in logs]
+    r.sort()
+    return statistics.median(abs(x) for x in r), math.sqrt(sum(x * x for x in r) / len(r))
+all_mad, all_sd = spread(pairs.values())
+top_mad, top_sd = spread(sorted(p, key=lambda x: x[1])[:10] for p in pairs.values())
+print("ln(latest / earlier) less each workload's mean: median |.| %.3f, sd %.3f; "
+      "on each workload's 10 fastest: median |.| %.3f, sd %.3f" % (all_mad, all_sd, top_mad, top_sd))
 # ceiling_*: the direction Table 11 reads (latest as labels). Not a strict
 # bound: a model fitted on many workloads can beat one earlier measurement.
-ceiling = "ceiling_top1=%.4f ceiling_top5=%.4f reverse_top1=%.4f" % (w1, f1, w2)
+ceiling = ("ceiling_top1=%.4f ceiling_top5=%.4f reverse_top1=%.4f ln_ratio_mad=%.4f ln_ratio_sd=%.4f "
+           "top10_ln_ratio_mad=%.4f top10_ln_ratio_sd=%.4f" % (w1, f1, w2, all_mad, all_sd, top_mad, top_sd))
 if dumps:
     scores = Scores(dumps, 'workloads', 1.0)
     names = {name_of[k] for k in pairs}
