@@ -68,7 +68,6 @@ def spread(pairs_of):
     for p in pairs_of:
         logs = [math.log(b / a) for a, b in p]; mean = sum(logs) / len(logs)
         r += [x - mean for x in logs]
-    r.sort()
     return statistics.median(abs(x) for x in r), math.sqrt(sum(x * x for x in r) / len(r))
 all_mad, all_sd = spread(pairs.values())
 top_mad, top_sd = spread(sorted(p, key=lambda x: x[1])[:10] for p in pairs.values())
