@@ -84,9 +84,14 @@ int RunDatasetRemeasure(const DatasetRemeasureCommand& c) {
   if (c.options.workloads.empty()) {
     std::printf("re-measuring %s's records measured with more than %.2g busy cores, in %s\n",
                 local.name.c_str(), c.options.busy_threshold, c.db.c_str());
+  } else if (c.options.fastest > 0) {
+    std::printf("re-measuring the %d fastest schedules of %zu named workloads of %s, %d "
+                "pass(es), in %s\n",
+                c.options.fastest, c.options.workloads.size(), local.name.c_str(),
+                c.options.passes, c.db.c_str());
   } else {
-    std::printf("re-measuring %zu named workloads of %s whole, busy or not, in %s\n",
-                c.options.workloads.size(), local.name.c_str(), c.db.c_str());
+    std::printf("re-measuring %zu named workloads of %s whole, busy or not, %d pass(es), in %s\n",
+                c.options.workloads.size(), local.name.c_str(), c.options.passes, c.db.c_str());
   }
   std::fflush(stdout);
   const auto start = std::chrono::steady_clock::now();
@@ -95,16 +100,17 @@ int RunDatasetRemeasure(const DatasetRemeasureCommand& c) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("  %-44s %3d busy of %3d: %3d of %3d measured again, %3d quiet  %.0f s\n",
                 w.name.substr(0, 44).c_str(), w.busy, w.busy + w.quiet_before, w.measured,
-                w.schedules, w.quiet, s);
+                w.schedules * c.options.passes, w.quiet, s);
     std::fflush(stdout);
   };
   auto report = RemeasureBusyRecords(store->get(), &MakeLocalMeasurer, local, c.options,
                                      on_workload, stop);
   if (!report.ok()) return FailCommand(report.status());
-  std::printf("%d workloads with %lld busy schedules: %lld of their %lld schedules measured "
-              "again, %lld of them quiet",
+  std::printf("%d workloads with %lld busy schedules: %lld of %lld measurements (%lld schedules "
+              "x %d passes) made, %lld of them quiet",
               report->workloads, static_cast<long long>(report->busy),
-              static_cast<long long>(report->measured), static_cast<long long>(report->schedules),
+              static_cast<long long>(report->measured), static_cast<long long>(report->planned),
+              static_cast<long long>(report->schedules), c.options.passes,
               static_cast<long long>(report->quiet));
   if (report->unfinished_jobs > 0) {
     std::printf("; %lld unfinished dataset jobs left alone (finish them with `pruner dataset "

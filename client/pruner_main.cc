@@ -474,6 +474,15 @@ int main(int argc, char** argv) {
   dataset_remeasure->add_option("--workload", remeasure_command.options.workloads,
                                 "only this workload, whole, busy or not (task name or key; "
                                 "repeatable)");
+  dataset_remeasure->add_option("--fastest", remeasure_command.options.fastest,
+                                "with --workload: only each one's N fastest schedules (by their "
+                                "latest quiet measurement); 0: all")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  dataset_remeasure->add_option("--passes", remeasure_command.options.passes,
+                                "measure the chosen schedules this many times, pass after pass")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   dataset_remeasure->add_option("--batch", remeasure_command.options.batch,
                                 "schedules per measurement call")
       ->capture_default_str()

@@ -140,6 +140,7 @@ absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuer
     w.group = s.group;
     w.weight = s.weight;
     std::map<std::string, size_t> index_of_steps;
+    std::map<size_t, std::vector<double>> pooled;  // schedule -> means since the query's time
     for (const StoredRecord& r : records) {
       if (restrict_to_jobs && !job_ids.count(r.job_id)) continue;
       if (!r.result.ok() || !(r.result.mean_s > 0)) {
@@ -152,6 +153,9 @@ absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuer
       }
       ++data.ok_records;
       auto [it, added] = index_of_steps.emplace(r.steps, w.schedules.size());
+      if (query.median_since_unix_ms > 0 && r.measured_at_unix_ms >= query.median_since_unix_ms) {
+        pooled[it->second].push_back(r.result.mean_s);
+      }
       if (added) {
         w.schedules.push_back({r.steps, r.result.mean_s, 1});
         continue;
@@ -160,6 +164,13 @@ absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuer
       seen.latency_s = r.result.mean_s;
       ++seen.measurements;
       ++data.merged_repeats;
+    }
+    for (auto& [index, means] : pooled) {
+      std::sort(means.begin(), means.end());
+      const size_t half = means.size() / 2;
+      w.schedules[index].latency_s =
+          means.size() % 2 == 1 ? means[half] : (means[half - 1] + means[half]) / 2;
+      data.pooled_repeats += static_cast<int64_t>(means.size()) - 1;
     }
     if (w.schedules.empty()) {
       ++data.empty_workloads;

@@ -21,7 +21,9 @@
 //   measurement: a later one is a re-measurement of its whole workload with
 //   a newer code generator (common/tune/dataset_remeasure.h), and mixing
 //   builds within a workload would rank one build's kernels against
-//   another's.
+//   another's. With median_since_unix_ms, the measurements of one build
+//   pool instead: a schedule measured at or after that time takes the
+//   median of those measurements (`pruner dataset remeasure --passes`).
 // How the kernels ran: the jobs' kernel thread count, which the analyzer
 // needs to model the machine the latencies come from (lse_evaluation.h).
 #ifndef PRUNER_BENCH_DATASET_DATASET_LOADER_H_
@@ -41,7 +43,7 @@ namespace pruner::dataset {
 
 struct DatasetSchedule {
   std::string steps;     // the stored sentence
-  double latency_s = 0;  // mean_s of the latest quiet ok record
+  double latency_s = 0;  // mean_s of the latest quiet ok record (or the pooled median)
   int measurements = 1;  // records merged into this schedule
 };
 
@@ -61,6 +63,7 @@ struct Dataset {
   int64_t failed_records = 0;              // not ok (or non-positive mean): skipped
   int64_t merged_repeats = 0;              // ok records folded into an earlier schedule
   int64_t busy_records = 0;                // ok but measured on a busy host: skipped
+  int64_t pooled_repeats = 0;  // of merged_repeats, pooled into a median (median_since_unix_ms)
   int empty_workloads = 0;                 // selected but without an ok record
   // OpenMP threads the selected jobs ran their kernels with (their stored
   // options' measure.num_threads): 0 when that is all hardware threads, or
@@ -79,6 +82,12 @@ struct DatasetQuery {
   // other work while they ran (MeasureResult::host_busy_cores); records
   // that were not sampled stay. Negative: keep every record.
   double max_host_busy_cores = 0.5;
+  // > 0: a schedule with quiet ok records measured at or after this time
+  // (unix ms) is labelled by their median, not by its latest record. The
+  // time must fall after the last change to the code generator, so that one
+  // build made every pooled measurement: repeats of one kernel are then
+  // pooled, kernels of two builds never are.
+  int64_t median_since_unix_ms = 0;
 };
 
 absl::StatusOr<Dataset> LoadDataset(const RecordsStore& store, const DatasetQuery& query);

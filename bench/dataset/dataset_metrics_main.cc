@@ -40,6 +40,7 @@ struct Flags {
   std::string device;
   std::vector<int64_t> jobs;
   double max_host_busy_cores = 0.5;
+  int64_t median_since_unix_ms = 0;  // DatasetQuery's: pool one build's repeats into a median
   std::string aux_device;  // MTL-TLP's second device (its records in the same database)
   std::vector<int> sizes = {50, 128, 256, 512};
   bool no_proportional = false;
@@ -125,8 +126,9 @@ int Run(const Flags& flags) {
     std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
     return 1;
   }
-  auto data = LoadDataset(**store,
-                          DatasetQuery{flags.device, flags.jobs, flags.max_host_busy_cores});
+  auto data = LoadDataset(**store, DatasetQuery{flags.device, flags.jobs,
+                                                flags.max_host_busy_cores,
+                                                flags.median_since_unix_ms});
   if (!data.ok()) {
     std::fprintf(stderr, "%s\n", data.status().ToString().c_str());
     return 1;
@@ -341,6 +343,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-host-busy", flags.max_host_busy_cores,
                  "skip records measured while more cores than this ran other work (-1: keep all)")
       ->capture_default_str();
+  app.add_option("--median-since-ms", flags.median_since_unix_ms,
+                 "label a schedule measured at or after this unix time (ms) by the median of "
+                 "those measurements, not its latest; the time must follow the code "
+                 "generator's last change (one build)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--sizes", flags.sizes, "S_spec sizes s")->delimiter(',');
   app.add_flag("--no-proportional", flags.no_proportional,
                "skip the sizes scaled to a 4,000-schedule space");

@@ -101,11 +101,12 @@ std::string ResultFields::Line(const std::string& name) const {
 
 void PrintDataset(const Dataset& data, const ReplayedDataset& replayed) {
   std::printf("Dataset on %s: %zu workloads, %lld schedules (%lld ok records, %lld repeats "
-              "merged; %lld failed and %lld busy-host records skipped; %d workloads without an ok "
-              "record; %lld schedules that did not replay)\n",
+              "merged, %lld of them into medians; %lld failed and %lld busy-host records "
+              "skipped; %d workloads without an ok record; %lld schedules that did not replay)\n",
               data.device.name.c_str(), replayed.workloads.size(),
               static_cast<long long>(replayed.NumStates()),
               static_cast<long long>(data.ok_records), static_cast<long long>(data.merged_repeats),
+              static_cast<long long>(data.pooled_repeats),
               static_cast<long long>(data.failed_records),
               static_cast<long long>(data.busy_records), data.empty_workloads,
               static_cast<long long>(replayed.dropped));

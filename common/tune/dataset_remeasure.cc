@@ -22,6 +22,8 @@ struct PlannedSchedule {
   int64_t job_id = 0;
   int task_index = -1;
   bool settled = false;  // some record of it at or under the threshold
+  int64_t latest_quiet_id = 0;  // its latest quiet ok record (0: none)
+  double latest_quiet_s = 0;    // that record's mean
 };
 
 struct WorkloadPlan {
@@ -41,7 +43,8 @@ bool IsBusy(const StoredRecord& r, double threshold) {
 absl::StatusOr<std::vector<WorkloadPlan>> PlanWorkloads(const RecordsStore& store,
                                                         const std::vector<StoredJob>& jobs,
                                                         double threshold,
-                                                        const std::vector<std::string>& only) {
+                                                        const std::vector<std::string>& only,
+                                                        int fastest) {
   std::map<std::string, WorkloadPlan> plans;
   // Per workload: steps -> index in the plan's schedules.
   std::map<std::string, std::map<std::string, size_t>> index_of;
@@ -57,11 +60,25 @@ absl::StatusOr<std::vector<WorkloadPlan>> PlanWorkloads(const RecordsStore& stor
       }
       auto [it, added] = index_of[r.workload_key].emplace(r.steps, plan.schedules.size());
       if (added) plan.schedules.push_back({r.steps, r.job_id, r.task_index});
-      plan.schedules[it->second].settled |= !IsBusy(r, threshold);
+      PlannedSchedule& p = plan.schedules[it->second];
+      p.settled |= !IsBusy(r, threshold);
+      if (!IsBusy(r, threshold) && r.result.ok() && r.result.mean_s > 0 &&
+          r.id > p.latest_quiet_id) {
+        p.latest_quiet_id = r.id;
+        p.latest_quiet_s = r.result.mean_s;
+      }
     }
   }
   std::vector<WorkloadPlan> out;
   for (auto& [key, plan] : plans) {
+    if (fastest > 0) {
+      std::erase_if(plan.schedules, [](const PlannedSchedule& p) { return p.latest_quiet_id == 0; });
+      std::stable_sort(plan.schedules.begin(), plan.schedules.end(),
+                       [](const PlannedSchedule& a, const PlannedSchedule& b) {
+                         return a.latest_quiet_s < b.latest_quiet_s;
+                       });
+      if (static_cast<int>(plan.schedules.size()) > fastest) plan.schedules.resize(fastest);
+    }
     // Busy schedules last: a run stopped inside the workload leaves one of
     // them busy, so the next run measures the workload whole again.
     const auto first_busy =
@@ -95,9 +112,16 @@ absl::StatusOr<DatasetRemeasureReport> RemeasureBusyRecords(
     const DatasetRemeasureOptions& options,
     const std::function<void(const DatasetRemeasureWorkload&)>& on_workload,
     const std::atomic<bool>* stop) {
-  if (!(options.busy_threshold >= 0) || options.batch < 1) {
+  if (!(options.busy_threshold >= 0) || options.batch < 1 || options.fastest < 0 ||
+      options.passes < 1) {
     return absl::InvalidArgumentError(
-        "dataset remeasure: the busy threshold must be >= 0 and the batch at least 1");
+        "dataset remeasure: the busy threshold and the fastest count must be >= 0, the batch "
+        "and the passes at least 1");
+  }
+  if (options.fastest > 0 && options.workloads.empty()) {
+    // The busy plan measures whole workloads so one build times them all.
+    return absl::InvalidArgumentError(
+        "dataset remeasure: the fastest schedules are chosen only of named workloads");
   }
   PRUNER_ASSIGN_OR_RETURN(std::vector<StoredJob> all_jobs, store->ListJobs());
   DatasetRemeasureReport report;
@@ -123,12 +147,14 @@ absl::StatusOr<DatasetRemeasureReport> RemeasureBusyRecords(
                                             "re-measured on that machine)"));
   }
   PRUNER_ASSIGN_OR_RETURN(std::vector<WorkloadPlan> plans,
-                          PlanWorkloads(*store, jobs, options.busy_threshold, options.workloads));
+                          PlanWorkloads(*store, jobs, options.busy_threshold, options.workloads,
+                                        options.fastest));
   report.workloads = static_cast<int>(plans.size());
   for (const WorkloadPlan& p : plans) {
     report.busy += p.busy;
     report.schedules += static_cast<int64_t>(p.schedules.size());
   }
+  report.planned = report.schedules * options.passes;
 
   // One measurer per distinct set of options (usually one for the dataset).
   std::map<std::string, std::unique_ptr<Measurer>> measurers;
@@ -146,47 +172,49 @@ absl::StatusOr<DatasetRemeasureReport> RemeasureBusyRecords(
     auto shared = std::make_shared<const ComputeDag>(std::move(dag));
     DatasetRemeasureWorkload progress{plan.name, plan.quiet, plan.busy,
                                       static_cast<int>(plan.schedules.size())};
-    // Batches share one job's options, so each goes to one measurer.
-    size_t next = 0;
-    while (next < plan.schedules.size() && !(stop != nullptr && stop->load())) {
-      const int64_t job_id = plan.schedules[next].job_id;
-      std::vector<const PlannedSchedule*> batch;
-      std::vector<MeasureInput> inputs;
-      while (next < plan.schedules.size() && static_cast<int>(batch.size()) < options.batch &&
-             plan.schedules[next].job_id == job_id) {
-        const PlannedSchedule& b = plan.schedules[next++];
-        absl::StatusOr<std::vector<Step>> steps = ParseSteps(b.steps);
-        if (!steps.ok()) {
-          return absl::DataLossError(absl::StrCat("dataset remeasure: a stored schedule of ",
-                                                  plan.name, " does not parse: ",
-                                                  steps.status().message()));
+    for (int pass = 0; pass < options.passes && !(stop != nullptr && stop->load()); ++pass) {
+      // Batches share one job's options, so each goes to one measurer.
+      size_t next = 0;
+      while (next < plan.schedules.size() && !(stop != nullptr && stop->load())) {
+        const int64_t job_id = plan.schedules[next].job_id;
+        std::vector<const PlannedSchedule*> batch;
+        std::vector<MeasureInput> inputs;
+        while (next < plan.schedules.size() && static_cast<int>(batch.size()) < options.batch &&
+               plan.schedules[next].job_id == job_id) {
+          const PlannedSchedule& b = plan.schedules[next++];
+          absl::StatusOr<std::vector<Step>> steps = ParseSteps(b.steps);
+          if (!steps.ok()) {
+            return absl::DataLossError(absl::StrCat("dataset remeasure: a stored schedule of ",
+                                                    plan.name, " does not parse: ",
+                                                    steps.status().message()));
+          }
+          batch.push_back(&b);
+          inputs.push_back(MeasureInput{shared, *std::move(steps), device});
         }
-        batch.push_back(&b);
-        inputs.push_back(MeasureInput{shared, *std::move(steps), device});
+        Measurer* measurer = measurer_for(job_id);
+        PRUNER_ASSIGN_OR_RETURN(std::vector<MeasureResult> results, measurer->Measure(inputs));
+        std::vector<StoredRecord> records;
+        for (size_t i = 0; i < batch.size() && i < results.size(); ++i) {
+          StoredRecord r;
+          r.workload_key = plan.key;
+          r.device_key = device.name;
+          r.steps = batch[i]->steps;
+          r.result = std::move(results[i]);
+          r.measured_by = measurer->Name();
+          r.job_id = batch[i]->job_id;
+          r.task_index = batch[i]->task_index;
+          ++progress.measured;
+          progress.quiet += !IsBusy(r, options.busy_threshold);
+          records.push_back(std::move(r));
+        }
+        PRUNER_RETURN_IF_ERROR(store->AddRecords(records).status());
       }
-      Measurer* measurer = measurer_for(job_id);
-      PRUNER_ASSIGN_OR_RETURN(std::vector<MeasureResult> results, measurer->Measure(inputs));
-      std::vector<StoredRecord> records;
-      for (size_t i = 0; i < batch.size() && i < results.size(); ++i) {
-        StoredRecord r;
-        r.workload_key = plan.key;
-        r.device_key = device.name;
-        r.steps = batch[i]->steps;
-        r.result = std::move(results[i]);
-        r.measured_by = measurer->Name();
-        r.job_id = batch[i]->job_id;
-        r.task_index = batch[i]->task_index;
-        ++progress.measured;
-        progress.quiet += !IsBusy(r, options.busy_threshold);
-        records.push_back(std::move(r));
-      }
-      PRUNER_RETURN_IF_ERROR(store->AddRecords(records).status());
     }
     report.measured += progress.measured;
     report.quiet += progress.quiet;
     if (on_workload) on_workload(progress);
   }
-  report.stopped = stop != nullptr && stop->load() && report.measured < report.schedules;
+  report.stopped = stop != nullptr && stop->load() && report.measured < report.planned;
   return report;
 }
 

@@ -21,7 +21,8 @@
 // records stay, as every measurement does). Workloads are re-measured while
 // they have a busy schedule, and a workload's busy schedules are measured
 // last, so the work is resumable: a run stopped inside a workload leaves it
-// with a busy schedule, to be measured whole again by the next run. Only finished
+// with a busy schedule, to be measured whole again by the next run. (A run
+// of named workloads' fastest schedules is not resumed: run it again.) Only finished
 // dataset jobs are re-measured: a stopped job counts its records as trials
 // and resumes collecting from them.
 #ifndef PRUNER_COMMON_TUNE_DATASET_REMEASURE_H_
@@ -50,6 +51,16 @@ struct DatasetRemeasureOptions {
   // with a busy schedule. Named ones are measured again whole even when
   // none of their schedules is busy, e.g. to finish one a stop cut short.
   std::vector<std::string> workloads;
+  // With named workloads: only each one's `fastest` schedules by their
+  // latest quiet measurement (0: every schedule). Table 11's Top-1 is
+  // decided among a workload's fastest few, where one measurement's noise
+  // can reorder near ties; repeating just those is cheap next to the
+  // whole workload. Schedules without a quiet ok record are not chosen.
+  int fastest = 0;
+  // Passes over each workload's chosen schedules, one after another (the
+  // choice is made once, before the first). Repeats of one build give
+  // labels a median (bench_dataset_metrics --median-since-ms).
+  int passes = 1;
 };
 
 // One workload's re-measurement, reported when it is finished or stopped.
@@ -57,16 +68,17 @@ struct DatasetRemeasureWorkload {
   std::string name;        // the first dataset task of the workload
   int quiet_before = 0;    // schedules with a quiet record before this run
   int busy = 0;            // schedules with only busy records
-  int schedules = 0;       // all of the workload's: what is measured again
-  int measured = 0;        // of those, measured in this run
+  int schedules = 0;       // the workload's chosen schedules (all of them by default)
+  int measured = 0;        // measurements made in this run (schedules x passes when done)
   int quiet = 0;           // of those, measured quietly now
 };
 
 struct DatasetRemeasureReport {
   int workloads = 0;          // with a busy schedule
   int64_t busy = 0;           // busy schedules found
-  int64_t schedules = 0;      // all schedules of those workloads
-  int64_t measured = 0;       // re-measured in this run
+  int64_t schedules = 0;      // the chosen schedules of those workloads
+  int64_t planned = 0;        // schedules x passes
+  int64_t measured = 0;       // measurements made in this run (of planned)
   int64_t quiet = 0;          // of them, quiet this time
   int64_t unfinished_jobs = 0;  // dataset jobs not done, left alone
   bool stopped = false;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "bench/dataset/lse_evaluation.h"
 #include "bench/dataset/metrics_report.h"
 #include "bench/dataset/model_topk.h"
@@ -260,6 +262,44 @@ TEST_F(DatasetLoaderTest, RecordsMeasuredOnABusyHostAreLeftOut) {
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_EQ(all->busy_records, 0);
   EXPECT_DOUBLE_EQ(Find(*all, w4_.key)->schedules[0].latency_s, 1e-3);  // the latest
+}
+
+TEST_F(DatasetLoaderTest, RepeatsOfOneBuildArePooledIntoTheirMedian) {
+  // SetUp's records are stored "now"; a later build measures again.
+  const int64_t build = absl::ToUnixMillis(absl::Now()) + 86'400'000;
+  const std::string c = cpu_.name;
+  auto at = [&](StoredRecord r, int64_t ms, double busy_cores = 0) {
+    r.measured_at_unix_ms = build + ms;
+    r.result.host_busy_cores = busy_cores;
+    return r;
+  };
+  ASSERT_TRUE(store_
+                  ->AddRecords({at(Record(w4_, c, 0, 2e-3), 1), at(Record(w4_, c, 0, 3e-3), 2),
+                                at(Record(w4_, c, 0, 1e-6), 3, /*busy_cores=*/1.5),
+                                at(Record(w4_, c, 0, 9e-3), 4),  // the latest
+                                at(Record(w1_, c, 1, 5e-3, job_a_, 0), 5),
+                                at(Record(w1_, c, 1, 7e-3, job_a_, 0), 6)})
+                  .ok());
+  auto latest = LoadDataset(*store_, DatasetQuery{c, {}});
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_DOUBLE_EQ(Find(*latest, w4_.key)->schedules[0].latency_s, 9e-3);
+  EXPECT_EQ(latest->pooled_repeats, 0);
+
+  DatasetQuery pooled{c, {}};
+  pooled.median_since_unix_ms = build;
+  auto d = LoadDataset(*store_, pooled);
+  ASSERT_TRUE(d.ok()) << d.status();
+  const DatasetWorkload* w4 = Find(*d, w4_.key);
+  const DatasetWorkload* w1 = Find(*d, w1_.key);
+  ASSERT_TRUE(w4 != nullptr && w1 != nullptr);
+  // 2, 3 and 9 ms pool (the busy record does not; the record of the old
+  // build, 8 ms, is older than the build): the median is 3 ms.
+  EXPECT_DOUBLE_EQ(w4->schedules[0].latency_s, 3e-3);
+  EXPECT_EQ(w4->schedules[0].measurements, 4);
+  EXPECT_DOUBLE_EQ(w4->schedules[1].latency_s, 9e-3);  // not measured since: its latest
+  EXPECT_DOUBLE_EQ(w1->schedules[1].latency_s, 6e-3);  // two: their mean, not the old 4 ms
+  EXPECT_DOUBLE_EQ(w1->schedules[0].latency_s, 3e-3);  // untouched
+  EXPECT_EQ(d->pooled_repeats, 2 + 1);
 }
 
 TEST_F(DatasetLoaderTest, ChosenJobsKeepOnlyTheirTasksAndRecords) {

@@ -410,6 +410,66 @@ TEST_F(DatasetTest, RemeasureRefusesAnotherMachinesRecordsAndBadOptions) {
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
+  bad = {};
+  bad.passes = 0;
+  EXPECT_EQ(RemeasureBusyRecords(store.get(), factory, device_, bad, nullptr, nullptr)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  bad = {};
+  bad.fastest = 3;  // the busy plan measures whole workloads: fastest needs names
+  auto unnamed = RemeasureBusyRecords(store.get(), factory, device_, bad, nullptr, nullptr);
+  EXPECT_EQ(unnamed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(unnamed.status().message()), HasSubstr("named workloads"));
+}
+
+TEST_F(DatasetTest, ANamedWorkloadsFastestSchedulesAreMeasuredPassAfterPass) {
+  ASSIGN_OR_FAIL(auto store, RecordsStore::Open(":memory:"));
+  double busy_cores = 0.0;
+  bool alternate = false;
+  LoadReportingMeasurer quiet(measurer_.get(), &busy_cores, &alternate);
+  DatasetCollectOptions one = Quick();
+  one.networks = {kNetworks[0]};
+  ASSERT_TRUE(CollectDataset(store.get(), &quiet, device_, one).ok());
+  const StoredJob job = JobsByName(*store).at("dataset bert-tiny:seq=8");
+  ASSIGN_OR_FAIL(auto collected, store->JobRecords(job.id));
+  // The named task's faster schedule, by its only (quiet) measurement.
+  const std::string& key = job.tasks[0].workload_key;
+  const StoredRecord* fastest = nullptr;
+  for (const StoredRecord& r : collected) {
+    if (r.workload_key != key || !r.result.ok()) continue;
+    if (fastest == nullptr || r.result.mean_s < fastest->result.mean_s) fastest = &r;
+  }
+  ASSERT_NE(fastest, nullptr);
+  const std::string fastest_steps = fastest->steps;
+
+  MeasurerFactory factory = [&](const MeasureOptions&) -> std::unique_ptr<Measurer> {
+    return std::make_unique<LoadReportingMeasurer>(measurer_.get(), &busy_cores, &alternate);
+  };
+  DatasetRemeasureOptions top;
+  top.workloads = {job.tasks[0].name};
+  top.fastest = 1;
+  top.passes = 3;
+  std::vector<DatasetRemeasureWorkload> seen;
+  ASSIGN_OR_FAIL(DatasetRemeasureReport report,
+                 RemeasureBusyRecords(store.get(), factory, device_, top,
+                                      [&](const DatasetRemeasureWorkload& w) { seen.push_back(w); },
+                                      nullptr));
+  EXPECT_EQ(report.workloads, 1);
+  EXPECT_EQ(report.schedules, 1);
+  EXPECT_EQ(report.planned, 3);
+  EXPECT_EQ(report.measured, 3);
+  EXPECT_FALSE(report.stopped);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].schedules, 1);
+  EXPECT_EQ(seen[0].measured, 3);
+  ASSIGN_OR_FAIL(auto after, store->JobRecords(job.id));
+  ASSERT_EQ(after.size(), collected.size() + 3);
+  for (size_t i = collected.size(); i < after.size(); ++i) {
+    EXPECT_EQ(after[i].workload_key, key);
+    EXPECT_EQ(after[i].steps, fastest_steps);  // the same schedule, three times
+    EXPECT_TRUE(after[i].result.ok()) << after[i].result.Describe();
+  }
 }
 
 TEST(DatasetNetworksTest, EveryNetworkAtItsDefaultsFirstThenDistinctValidVariants) {
