@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # Usage: label_repeat_ceiling.py DB DEVICE [SCORES.tsv ...] [--members mlp,pacm,xgb]
+#            [--since UNIX_MS] [--min-schedules N]
 # How far can any model get on Table 11's Top-1 when the labels are single
 # measurements? Every schedule of DEVICE measured quietly at least twice
 # (host_busy_cores <= 0.5; the dataset's re-measured workloads, whatever
@@ -7,7 +8,11 @@
 # set taken as a model of the other (its order = a perfect model of that
 # measurement) scores the figure that measurement noise and the code
 # generator's drift between the two leave to any model. Workloads with at
-# least 20 such schedules count; weights as bench_dataset_metrics's (the
+# least 20 (--min-schedules) such schedules count; with --since, only
+# measurements made at or after that time (one build's repeats, e.g. of
+# `pruner dataset remeasure --fastest 15 --passes 2`: the figures then
+# hold for each workload's fastest few, without the code generator's
+# drift). Weights as bench_dataset_metrics's (the
 # workload's use count summed over jobs). Given --dump-scores files of
 # bench_dataset_metrics (held-out workloads, 100%), also each model's
 # Top-1 / Top-5 on the same workloads, judged by the dataset's labels, and
@@ -18,9 +23,13 @@ from dump_scores import Scores
 
 if len(sys.argv) < 3:
     sys.exit(open(__file__).read().split('\nimport')[0])
-args = sys.argv[1:]; members = []
+args = sys.argv[1:]; members = []; since = 0; min_schedules = 20
 if '--members' in args:
     i = args.index('--members'); members = args[i + 1].split(','); del args[i:i + 2]
+if '--since' in args:
+    i = args.index('--since'); since = int(args[i + 1]); del args[i:i + 2]
+if '--min-schedules' in args:
+    i = args.index('--min-schedules'); min_schedules = int(args[i + 1]); del args[i:i + 2]
 db = sqlite3.connect(args[0]); device = args[1]; dumps = args[2:]
 
 weight = collections.defaultdict(float); name_of = {}
@@ -29,14 +38,15 @@ for name, key, w in db.execute("select name, workload_key, weight from job_tasks
 times = collections.defaultdict(list)  # (workload, schedule) -> quiet latencies in id order
 for key, steps, mean in db.execute(
         "select workload_key, steps, mean_s from records where device_key=? and error='none' "
-        "and mean_s>0 and host_busy_cores<=0.5 order by id", (device,)):
+        "and mean_s>0 and host_busy_cores<=0.5 and measured_at_unix_ms>=? order by id",
+        (device, since)):
     times[(key, steps)].append(mean)
 pairs = collections.defaultdict(list)  # workload -> [(earlier, latest)]
 for (key, _), t in times.items():
     if len(t) >= 2: pairs[key].append((t[-2], t[-1]))
-pairs = {k: p for k, p in pairs.items() if len(p) >= 20}
+pairs = {k: p for k, p in pairs.items() if len(p) >= min_schedules}
 if not pairs:
-    sys.exit("no workload of %s has 20 schedules measured twice" % device)
+    sys.exit("no workload of %s has %d schedules measured twice" % (device, min_schedules))
 
 def topk(model, label):
     # (weighted Top-1, weighted Top-5, mean best/pick per workload)
@@ -51,11 +61,17 @@ def topk(model, label):
 # the earlier measurement as the model (and the other way round).
 w1, f1, p1 = topk(0, 1); w2, f2, p2 = topk(1, 0)
 n = sum(len(p) for p in pairs.values())
+latest = {}  # (workload, schedule) -> latest quiet latency, whatever --since
+for key, steps, mean in db.execute(
+        "select workload_key, steps, mean_s from records where device_key=? and error='none' "
+        "and mean_s>0 and host_busy_cores<=0.5 order by id", (device,)):
+    latest[(key, steps)] = mean
 best = collections.defaultdict(lambda: float('inf'))  # workload -> best latest latency
-for (key, _), t in times.items(): best[key] = min(best[key], t[-1])
+for (key, _), t in latest.items(): best[key] = min(best[key], t)
 share = sum(weight[k] * best[k] for k in pairs) / sum(weight[k] * b for k, b in best.items())
-print("%d workloads of %s with >= 20 schedules measured quietly twice (%d schedules), "
-      "%.2f of Table 11's weight x best latency" % (len(pairs), device, n, share))
+print("%d workloads of %s with >= %d schedules measured quietly twice%s (%d schedules), "
+      "%.2f of Table 11's weight x best latency" % (len(pairs), device, min_schedules,
+      " since %d" % since if since else "", n, share))
 print("one measurement as the model of the other, weighted (Table 11's):")
 print("  labels latest, model earlier: Top-1 %.3f  Top-5 %.3f  per workload %.3f" % (w1, f1, p1))
 print("  labels earlier, model latest: Top-1 %.3f  Top-5 %.3f  per workload %.3f" % (w2, f2, p2))
