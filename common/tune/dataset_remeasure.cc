@@ -72,7 +72,8 @@ absl::StatusOr<std::vector<WorkloadPlan>> PlanWorkloads(const RecordsStore& stor
   std::vector<WorkloadPlan> out;
   for (auto& [key, plan] : plans) {
     if (fastest > 0) {
-      std::erase_if(plan.schedules, [](const PlannedSchedule& p) { return p.latest_quiet_id == 0; });
+      std::erase_if(plan.schedules,
+                    [](const PlannedSchedule& p) { return p.latest_quiet_id == 0; });
       std::stable_sort(plan.schedules.begin(), plan.schedules.end(),
                        [](const PlannedSchedule& a, const PlannedSchedule& b) {
                          return a.latest_quiet_s < b.latest_quiet_s;
