@@ -69,6 +69,14 @@ class DatasetTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
+  // Collects the first network alone (job "dataset bert-tiny:seq=8"),
+  // timed by `measurer`.
+  void CollectFirstNetwork(RecordsStore* store, Measurer* measurer) {
+    DatasetCollectOptions one = Quick();
+    one.networks = {kNetworks[0]};
+    ASSERT_TRUE(CollectDataset(store, measurer, device_, one).ok());
+  }
+
   std::string dir_;
   std::unique_ptr<Measurer> measurer_ = MakeLocalMeasurer(Quick().measure);
   DeviceProfile device_ = WithStableCpuKey(LocalCpu());
@@ -235,9 +243,7 @@ TEST_F(DatasetTest, WorkloadsWithBusySchedulesAreMeasuredAgainWholeAndCountOnce)
   double busy_cores = 1.0;
   bool alternate = true;
   LoadReportingMeasurer loaded(measurer_.get(), &busy_cores, &alternate);
-  DatasetCollectOptions one = Quick();
-  one.networks = {kNetworks[0]};
-  ASSERT_TRUE(CollectDataset(store.get(), &loaded, device_, one).ok());
+  ASSERT_NO_FATAL_FAILURE(CollectFirstNetwork(store.get(), &loaded));
   const StoredJob job = JobsByName(*store).at("dataset bert-tiny:seq=8");
   ASSIGN_OR_FAIL(auto collected, store->JobRecords(job.id));
   ASSERT_EQ(collected.size(), 16u);
@@ -355,9 +361,7 @@ TEST_F(DatasetTest, AWorkloadStoppedHalfwayIsMeasuredWholeAgain) {
   double busy_cores = 1.0;
   bool alternate = true;  // each task: one quiet schedule, one busy
   LoadReportingMeasurer loaded(measurer_.get(), &busy_cores, &alternate);
-  DatasetCollectOptions one = Quick();
-  one.networks = {kNetworks[0]};
-  ASSERT_TRUE(CollectDataset(store.get(), &loaded, device_, one).ok());
+  ASSERT_NO_FATAL_FAILURE(CollectFirstNetwork(store.get(), &loaded));
 
   // Quiet re-measurement, stopped after the first schedule: the workload's
   // quiet schedule went first, so its busy one is still busy.
@@ -386,9 +390,7 @@ TEST_F(DatasetTest, AWorkloadStoppedHalfwayIsMeasuredWholeAgain) {
 
 TEST_F(DatasetTest, RemeasureRefusesAnotherMachinesRecordsAndBadOptions) {
   ASSIGN_OR_FAIL(auto store, RecordsStore::Open(":memory:"));
-  DatasetCollectOptions one = Quick();
-  one.networks = {kNetworks[0]};
-  ASSERT_TRUE(CollectDataset(store.get(), measurer_.get(), device_, one).ok());
+  ASSERT_NO_FATAL_FAILURE(CollectFirstNetwork(store.get(), measurer_.get()));
   MeasurerFactory factory = [&](const MeasureOptions&) -> std::unique_ptr<Measurer> {
     ADD_FAILURE() << "nothing may be measured";
     return nullptr;
@@ -428,9 +430,7 @@ TEST_F(DatasetTest, ANamedWorkloadsFastestSchedulesAreMeasuredPassAfterPass) {
   double busy_cores = 0.0;
   bool alternate = false;
   LoadReportingMeasurer quiet(measurer_.get(), &busy_cores, &alternate);
-  DatasetCollectOptions one = Quick();
-  one.networks = {kNetworks[0]};
-  ASSERT_TRUE(CollectDataset(store.get(), &quiet, device_, one).ok());
+  ASSERT_NO_FATAL_FAILURE(CollectFirstNetwork(store.get(), &quiet));
   const StoredJob job = JobsByName(*store).at("dataset bert-tiny:seq=8");
   ASSIGN_OR_FAIL(auto collected, store->JobRecords(job.id));
   // The named task's faster schedule, by its only (quiet) measurement.
