@@ -35,12 +35,13 @@ db = sqlite3.connect(args[0]); device = args[1]; dumps = args[2:]
 weight = collections.defaultdict(float); name_of = {}
 for name, key, w in db.execute("select name, workload_key, weight from job_tasks"):
     weight[key] += w; name_of[key] = name
-times = collections.defaultdict(list)  # (workload, schedule) -> quiet latencies in id order
-for key, steps, mean in db.execute(
-        "select workload_key, steps, mean_s from records where device_key=? and error='none' "
-        "and mean_s>0 and host_busy_cores<=0.5 and measured_at_unix_ms>=? order by id",
-        (device, since)):
-    times[(key, steps)].append(mean)
+times = collections.defaultdict(list)  # (workload, schedule) -> quiet latencies since --since
+latest = {}  # (workload, schedule) -> latest quiet latency, whatever --since
+for key, steps, mean, at in db.execute(
+        "select workload_key, steps, mean_s, measured_at_unix_ms from records where device_key=? "
+        "and error='none' and mean_s>0 and host_busy_cores<=0.5 order by id", (device,)):
+    latest[(key, steps)] = mean
+    if at >= since: times[(key, steps)].append(mean)
 pairs = collections.defaultdict(list)  # workload -> [(earlier, latest)]
 for (key, _), t in times.items():
     if len(t) >= 2: pairs[key].append((t[-2], t[-1]))
@@ -61,11 +62,6 @@ def topk(model, label):
 # the earlier measurement as the model (and the other way round).
 w1, f1, p1 = topk(0, 1); w2, f2, p2 = topk(1, 0)
 n = sum(len(p) for p in pairs.values())
-latest = {}  # (workload, schedule) -> latest quiet latency, whatever --since
-for key, steps, mean in db.execute(
-        "select workload_key, steps, mean_s from records where device_key=? and error='none' "
-        "and mean_s>0 and host_busy_cores<=0.5 order by id", (device,)):
-    latest[(key, steps)] = mean
 best = collections.defaultdict(lambda: float('inf'))  # workload -> best latest latency
 for (key, _), t in latest.items(): best[key] = min(best[key], t)
 share = sum(weight[k] * best[k] for k in pairs) / sum(weight[k] * b for k, b in best.items())
