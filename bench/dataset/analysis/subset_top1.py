@@ -41,16 +41,14 @@ if len(dumps) > 1:
     # dump's: dumps of runs whose training labels differ (not only their
     # seeds) show how far a small change of the data moves the picks where
     # the labels judged are the same.
-    rows0, _ = dumps[0]
+    rows0, weight = dumps[0]
+    pick = lambda items: max(items, key=lambda i: items[i][0])
     for path, (rows, _) in zip(sys.argv[3:], dumps[1:]):
         for model in sorted(set(m for m, _ in rows0)):
             common = [w for (m, w) in rows0 if m == model and w not in subset and (m, w) in rows]
-            pick = lambda items: max(items, key=lambda i: items[i][0])
             differ = sum(pick(rows0[(model, w)]) != pick(rows[(model, w)]) for w in common)
             print("%s: %s picks another schedule than %s's in %d of %d other workloads"
                   % (path, model, sys.argv[2], differ, len(common)))
-if len(dumps) > 1:
-    rows0, weight = dumps[0]
     ensemble = {}
     for key, items in rows0.items():
         zs = [z(rows[key]) for rows, _ in dumps]
