@@ -155,6 +155,19 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                    },
                    /*on_request=*/true});
   }
+  // "pacm" with the analyzer branch (pacm_network.h): the Symbol Analyzer's
+  // register tile, issued lanes and loads as a third input.
+  out.push_back({"pacm-sym",
+                 [=](const DeviceProfile& device, const std::set<std::string>&)
+                     -> std::unique_ptr<CostModel> {
+                   PaCMModelOptions options;
+                   options.featurize_threads = settings.featurize_threads;
+                   options.training.schedule.seed = settings.seed;
+                   options.training.num_threads = settings.train_threads;
+                   options.network.symbol_hidden = PaCMNetworkShape::kAnalyzerBranchWidth;
+                   return MakePaCMModel(device, options);
+                 },
+                 /*on_request=*/true});
 #endif
 #if PRUNER_DATASET_WITH_TORCH
   // TLP's attention model over the schedules' step matrices.

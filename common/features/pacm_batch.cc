@@ -39,6 +39,7 @@ void PaCMBatch::Add(const PaCMFeatures& features) {
     add_row(zero.data());
   }
   blocks.insert(blocks.end(), features.dataflow.blocks.begin(), features.dataflow.blocks.end());
+  symbols.insert(symbols.end(), features.symbols.begin(), features.symbols.end());
   valid.push_back(1);
 }
 
@@ -46,6 +47,7 @@ void PaCMBatch::AddInvalid() {
   statements.resize(statements.size() + kPaCMStatementWidth, 0.0f);
   statement_program.push_back(num_programs++);
   blocks.resize(blocks.size() + kDataflowFeatureSize, 0.0f);
+  symbols.resize(symbols.size() + kProgramSymbolWidth, 0.0f);
   valid.push_back(0);
 }
 
@@ -55,12 +57,14 @@ PaCMColumnScales PaCMColumnScales::Fit(const PaCMBatch& training_set) {
   PaCMColumnScales scales;
   FitMaxima(training_set.statements, &scales.statement);
   FitMaxima(training_set.blocks, &scales.block);
+  FitMaxima(training_set.symbols, &scales.symbol);
   return scales;
 }
 
 void PaCMColumnScales::Apply(PaCMBatch* batch) const {
   Divide(statement, &batch->statements);
   Divide(block, &batch->blocks);
+  Divide(symbol, &batch->symbols);
 }
 
 }  // namespace pruner

@@ -23,6 +23,9 @@ struct PaCMBatch {
   std::vector<int32_t> statement_program;
   // [num_programs][kNumDataflowBlocks][kDataflowBlockWidth].
   std::vector<float> blocks;
+  // [num_programs][kProgramSymbolWidth]: the analyzer's vector (zeros when
+  // not extracted); read only by networks with an analyzer branch.
+  std::vector<float> symbols;
   // [num_programs]: 0 where lowering failed; such a program has one zero
   // statement row and zero blocks, and must be scored -inf.
   std::vector<uint8_t> valid;
@@ -34,18 +37,20 @@ struct PaCMBatch {
 };
 
 // §4.6: every statement column (174) and every block column (23, pooled
-// over all programs and all 8 positions) divided by its maximum over the
-// training set; a column whose maximum is <= 0 is divided by 1. Fitted
+// over all programs and all 8 positions), and each analyzer symbol
+// column, divided by its maximum over the training set; a column whose maximum is <= 0 is divided by 1. Fitted
 // anew on every training run (Pruner does so on each retrain, even when
 // fine-tuning from pretrained weights) and saved with the model, which
 // applies the same scales at inference.
 struct PaCMColumnScales {
   std::array<float, kPaCMStatementWidth> statement;
   std::array<float, kDataflowBlockWidth> block;
+  ProgramSymbolVector symbol;
 
   PaCMColumnScales() {
     statement.fill(1.0f);
     block.fill(1.0f);
+    symbol.fill(1.0f);
   }
   static PaCMColumnScales Fit(const PaCMBatch& training_set);
   void Apply(PaCMBatch* batch) const;

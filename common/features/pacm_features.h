@@ -9,6 +9,8 @@
 #ifndef PRUNER_COMMON_FEATURES_PACM_FEATURES_H_
 #define PRUNER_COMMON_FEATURES_PACM_FEATURES_H_
 
+#include <array>
+
 #include "absl/status/statusor.h"
 #include "common/device/device_profile.h"
 #include "common/features/dataflow_features.h"
@@ -21,11 +23,22 @@ namespace pruner {
 
 inline constexpr int kPaCMStatementWidth = kNumStatementFeatures + kWorkloadTagSize;  // 174
 
+// Our addition to PaCM's inputs, used only by networks built with an
+// analyzer branch (PaCMNetworkShape::symbol_hidden > 0): what the Symbol
+// Analyzer reads of the program (its register tile, the lanes and loads the
+// backend issues, cache lines, its estimate), one vector per program. The
+// model layer fills it (common/model/pacm_symbols.h says which values),
+// since the analyzer sits above this library.
+inline constexpr int kProgramSymbolWidth = 26;
+using ProgramSymbolVector = std::array<float, kProgramSymbolWidth>;
+
 struct PaCMFeatures {
   // One row per stored buffer, as ExtractStatementFeatures gives them.
   ProgramFeatures statements;
   WorkloadTag tag{};
   DataflowFeatures dataflow;
+  // All zeros unless the caller asked for them (see kProgramSymbolWidth).
+  ProgramSymbolVector symbols{};
 };
 
 // Lowers `state` for `device` and extracts its features; the tag comes from

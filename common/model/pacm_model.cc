@@ -28,7 +28,22 @@ std::optional<PaCMMode> ParsePaCMMode(std::string_view name) {
 }
 
 PaCMCostModel::PaCMCostModel(const DeviceProfile& device, const PaCMModelOptions& options)
-    : device_(device), options_(options) {}
+    : device_(device), options_(options) {
+  // The analyzer's default constants: the vector must mean the same on
+  // every host that trains or scores with a network.
+  if (auto analyzer = SymbolAnalyzer::Create(device, AnalyzerOptions::Calibrated()); analyzer.ok()) {
+    analyzer_.emplace(*std::move(analyzer));
+  }
+}
+
+const SymbolAnalyzer* PaCMCostModel::SymbolSource() const {
+  if (!analyzer_.has_value()) return nullptr;
+  // Online mode trains fresh networks of the options' shape; the others
+  // train and predict with the loaded one's.
+  const bool fresh_reads = options_.mode == PaCMMode::kOnline && options_.network.symbol_hidden > 0;
+  const bool loaded_reads = predictor_ != nullptr && predictor_->shape().symbol_hidden > 0;
+  return fresh_reads || loaded_reads ? &*analyzer_ : nullptr;
+}
 
 std::string PaCMCostModel::Name() const { return std::string(kPaCMModelName); }
 
@@ -50,7 +65,7 @@ absl::Status PaCMCostModel::Update(const std::vector<MeasuredState>& records) {
     return absl::FailedPreconditionError(
         "pacm moa mode: Load a pretrained checkpoint (the Siamese) before the first Update");
   }
-  data_.Add(records, device_, options_.featurize_threads);
+  data_.Add(records, device_, options_.featurize_threads, SymbolSource());
   ++num_updates_;
   if (num_updates_ % RetrainEvery() != 0) return absl::OkStatus();
   return Retrain();
@@ -90,7 +105,7 @@ absl::Status PaCMCostModel::Retrain() {
 std::vector<double> PaCMCostModel::Predict(const std::vector<State>& states) {
   auto features = FeaturizePaCMStates(
       static_cast<int>(states.size()), [&](int i) -> const State& { return states[i]; }, device_,
-      options_.featurize_threads);
+      options_.featurize_threads, SymbolSource());
   PaCMBatch batch;
   for (auto& f : features) {
     if (f.ok()) {

@@ -54,6 +54,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/analysis/symbol_analyzer.h"
 #include "common/device/device_profile.h"
 #include "common/model/cost_model.h"
 #include "common/model/pacm_network.h"
@@ -110,10 +111,14 @@ class PaCMCostModel final : public CostModel {
 
  private:
   int RetrainEvery() const;
+  // The analyzer when the network that trains or predicts next reads the
+  // analyzer vector (PaCMNetworkShape::symbol_hidden > 0), else null.
+  const SymbolAnalyzer* SymbolSource() const;
   absl::Status Retrain();
 
   DeviceProfile device_;
   PaCMModelOptions options_;
+  std::optional<SymbolAnalyzer> analyzer_;  // absent when the profile has no analyzer
   PaCMTrainingSet data_;
   std::unique_ptr<PaCMNetwork> predictor_;
   std::unique_ptr<PaCMNetwork> siamese_;

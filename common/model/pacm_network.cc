@@ -34,16 +34,25 @@ struct PaCMNetImpl : nn::Module {
         attention(register_module(
             "attention", nn::MultiheadAttention(
                              nn::MultiheadAttentionOptions(s.attention_dim, s.heads).dropout(0.0)))),
-        fuse(register_module("fuse", nn::Linear(s.hidden + s.attention_dim, s.hidden))),
+        fuse(register_module("fuse", nn::Linear(s.hidden + s.attention_dim + s.symbol_hidden,
+                                                s.hidden))),
         norm(register_module("norm", nn::BatchNorm1d(s.hidden))),
         residual0(register_module("residual0", nn::Linear(s.hidden, s.hidden))),
         residual1(register_module("residual1", nn::Linear(s.hidden, s.hidden))),
-        out(register_module("out", nn::Linear(s.hidden, 1))) {}
+        out(register_module("out", nn::Linear(s.hidden, 1))) {
+    // Registered last so that a network without the branch draws exactly
+    // the initial weights Pruner's does for a seed.
+    if (s.symbol_hidden > 0) {
+      symbol0 = register_module("symbol0", nn::Linear(kProgramSymbolWidth, s.symbol_hidden));
+      symbol1 = register_module("symbol1", nn::Linear(s.symbol_hidden, s.symbol_hidden));
+    }
+  }
 
   // Everything before the BatchNorm: [n, hidden].
-  //   rows [R, 174], row_program [R] int64 in [0, n), blocks [n, 8, 23].
+  //   rows [R, 174], row_program [R] int64 in [0, n), blocks [n, 8, 23],
+  //   symbols [n, 26] (read only with the analyzer branch).
   torch::Tensor Trunk(const torch::Tensor& rows, const torch::Tensor& row_program,
-                      const torch::Tensor& blocks, int64_t n) {
+                      const torch::Tensor& blocks, const torch::Tensor& symbols, int64_t n) {
     torch::Tensor s = torch::relu(statement1(torch::relu(statement0(rows))));
     s = torch::zeros({n, s.size(1)}, s.options()).index_add(0, row_program, s);
     // LibTorch 1.13's attention takes [sequence, batch, embedding].
@@ -52,7 +61,9 @@ struct PaCMNetImpl : nn::Module {
                                                      /*need_weights=*/false)) +
                       h;
     torch::Tensor b = a.sum(std::vector<int64_t>{0});
-    return torch::relu(fuse(torch::cat({s, b}, /*dim=*/1)));
+    if (symbol0.is_empty()) return torch::relu(fuse(torch::cat({s, b}, /*dim=*/1)));
+    torch::Tensor p = torch::relu(symbol1(torch::relu(symbol0(symbols))));
+    return torch::relu(fuse(torch::cat({s, b, p}, /*dim=*/1)));
   }
 
   // [n] scores from Trunk's output.
@@ -64,8 +75,8 @@ struct PaCMNetImpl : nn::Module {
   }
 
   torch::Tensor forward(const torch::Tensor& rows, const torch::Tensor& row_program,
-                        const torch::Tensor& blocks, int64_t n) {
-    return Head(Trunk(rows, row_program, blocks, n));
+                        const torch::Tensor& blocks, const torch::Tensor& symbols, int64_t n) {
+    return Head(Trunk(rows, row_program, blocks, symbols, n));
   }
 
   nn::Linear statement0, statement1, block0, block1;
@@ -73,6 +84,7 @@ struct PaCMNetImpl : nn::Module {
   nn::Linear fuse;
   nn::BatchNorm1d norm;
   nn::Linear residual0, residual1, out;
+  nn::Linear symbol0{nullptr}, symbol1{nullptr};
 };
 TORCH_MODULE(PaCMNet);
 
@@ -105,11 +117,12 @@ struct BatchTensors {
   torch::Tensor rows;         // [R, 174]
   torch::Tensor row_program;  // [R] int64
   torch::Tensor blocks;       // [N, 8, 23]
+  torch::Tensor symbols;      // [N, 26]
   std::vector<int64_t> first_row;
 };
 
 BatchTensors ToTensors(const PaCMBatch& batch, const torch::Tensor& statement_scale,
-                       const torch::Tensor& block_scale) {
+                       const torch::Tensor& block_scale, const torch::Tensor& symbol_scale) {
   BatchTensors t;
   const int64_t num_rows = batch.num_rows();
   const int64_t n = batch.num_programs;
@@ -123,6 +136,9 @@ BatchTensors ToTensors(const PaCMBatch& batch, const torch::Tensor& statement_sc
   t.blocks = torch::from_blob(const_cast<float*>(batch.blocks.data()),
                               {n, kNumDataflowBlocks, kDataflowBlockWidth}, torch::kFloat) /
              block_scale;
+  t.symbols = torch::from_blob(const_cast<float*>(batch.symbols.data()), {n, kProgramSymbolWidth},
+                               torch::kFloat) /
+              symbol_scale;
   t.first_row.assign(n + 1, num_rows);
   for (int64_t r = num_rows - 1; r >= 0; --r) t.first_row[batch.statement_program[r]] = r;
   return t;
@@ -131,7 +147,7 @@ BatchTensors ToTensors(const PaCMBatch& batch, const torch::Tensor& statement_sc
 // The inputs of the programs `which` (in that order), with batch-local
 // program ids.
 struct Gathered {
-  torch::Tensor rows, row_program, blocks;
+  torch::Tensor rows, row_program, blocks, symbols;
   int64_t n = 0;
 };
 
@@ -145,7 +161,8 @@ Gathered Gather(const BatchTensors& t, const std::vector<int>& which) {
   }
   torch::Tensor programs = torch::tensor(std::vector<int64_t>(which.begin(), which.end()));
   return {t.rows.index_select(0, torch::tensor(rows)), torch::tensor(owner),
-          t.blocks.index_select(0, programs), static_cast<int64_t>(which.size())};
+          t.blocks.index_select(0, programs), t.symbols.index_select(0, programs),
+          static_cast<int64_t>(which.size())};
 }
 
 // Sets BatchNorm's running mean and unbiased variance to the statistics of
@@ -159,7 +176,8 @@ void EstimateNormStatistics(PaCMNet& net, const BatchTensors& t, const std::vect
   for (size_t begin = 0; begin < programs.size(); begin += kChunkPrograms) {
     const size_t end = std::min(programs.size(), begin + kChunkPrograms);
     Gathered g = Gather(t, std::vector<int>(programs.begin() + begin, programs.begin() + end));
-    torch::Tensor z = net->Trunk(g.rows, g.row_program, g.blocks, g.n).to(torch::kDouble);
+    torch::Tensor z =
+        net->Trunk(g.rows, g.row_program, g.blocks, g.symbols, g.n).to(torch::kDouble);
     sum += z.sum(std::vector<int64_t>{0});
     sum_sq += (z * z).sum(std::vector<int64_t>{0});
   }
@@ -179,11 +197,12 @@ std::string FirstLine(const std::exception& e) {
 }  // namespace
 
 absl::Status PaCMNetworkShape::Validate() const {
-  if (hidden <= 0 || block_hidden <= 0 || attention_dim <= 0 || heads <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("pacm: layer widths must be positive (hidden ",
-                                                   hidden, ", block_hidden ", block_hidden,
-                                                   ", attention_dim ", attention_dim, ", heads ",
-                                                   heads, ")"));
+  if (hidden <= 0 || block_hidden <= 0 || attention_dim <= 0 || heads <= 0 ||
+      symbol_hidden < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pacm: layer widths must be positive (hidden ", hidden, ", block_hidden ", block_hidden,
+        ", attention_dim ", attention_dim, ", heads ", heads, ", symbol_hidden ", symbol_hidden,
+        " may be 0)"));
   }
   if (attention_dim % heads != 0) {
     return absl::InvalidArgumentError(absl::StrCat("pacm: attention_dim ", attention_dim,
@@ -198,11 +217,13 @@ struct PaCMNetwork::Impl {
   PaCMColumnScales scales;
   torch::Tensor statement_scale = ScaleTensor(PaCMColumnScales().statement);
   torch::Tensor block_scale = ScaleTensor(PaCMColumnScales().block);
+  torch::Tensor symbol_scale = ScaleTensor(PaCMColumnScales().symbol);
 
   void SetScales(const PaCMColumnScales& s) {
     scales = s;
     statement_scale = ScaleTensor(s.statement);
     block_scale = ScaleTensor(s.block);
+    symbol_scale = ScaleTensor(s.symbol);
   }
 };
 
@@ -281,7 +302,8 @@ absl::StatusOr<FitReport> PaCMNetwork::Train(const PaCMBatch& batch,
   try {
     const TorchThreads threads(params.num_threads);
     impl_->SetScales(PaCMColumnScales::Fit(batch));
-    const BatchTensors t = ToTensors(batch, impl_->statement_scale, impl_->block_scale);
+    const BatchTensors t =
+        ToTensors(batch, impl_->statement_scale, impl_->block_scale, impl_->symbol_scale);
     PaCMNet& net = impl_->net;
     std::vector<torch::Tensor> parameters;
     for (auto& [name, p] : DefinedParameters(net)) parameters.push_back(p);
@@ -300,7 +322,7 @@ absl::StatusOr<FitReport> PaCMNetwork::Train(const PaCMBatch& batch,
           Gathered g = Gather(t, programs);
           std::vector<float> y(programs.size());
           for (size_t i = 0; i < programs.size(); ++i) y[i] = labels[programs[i]];
-          torch::Tensor scores = net->forward(g.rows, g.row_program, g.blocks, g.n);
+          torch::Tensor scores = net->forward(g.rows, g.row_program, g.blocks, g.symbols, g.n);
           const double gain = params.schedule.gain_exponent;
           if (lists == nullptr) return LambdaRankLoss(scores, torch::tensor(y), gain);
           std::vector<int> group(programs.size());
@@ -334,14 +356,16 @@ std::vector<double> PaCMNetwork::Score(const PaCMBatch& batch, int num_threads) 
   torch::NoGradGuard no_grad;
   PaCMNet& net = impl_->net;
   net->eval();
-  const BatchTensors t = ToTensors(batch, impl_->statement_scale, impl_->block_scale);
+  const BatchTensors t =
+      ToTensors(batch, impl_->statement_scale, impl_->block_scale, impl_->symbol_scale);
   for (int64_t begin = 0; begin < batch.num_programs; begin += kChunkPrograms) {
     const int64_t end = std::min<int64_t>(batch.num_programs, begin + kChunkPrograms);
     const int64_t row_begin = t.first_row[begin];
     const int64_t row_count = t.first_row[end] - row_begin;
     torch::Tensor s = net->forward(t.rows.narrow(0, row_begin, row_count),
                                    t.row_program.narrow(0, row_begin, row_count) - begin,
-                                   t.blocks.narrow(0, begin, end - begin), end - begin)
+                                   t.blocks.narrow(0, begin, end - begin),
+                                   t.symbols.narrow(0, begin, end - begin), end - begin)
                           .contiguous();
     const float* v = s.data_ptr<float>();
     for (int64_t p = begin; p < end; ++p) {
@@ -398,12 +422,19 @@ absl::StatusOr<std::string> PaCMNetwork::Serialize() const {
     torch::serialize::OutputArchive archive;
     // The module's own keys ("statement0", ...) and ours share the archive.
     impl_->net->save(archive);
-    archive.write("pacm_shape",
-                  torch::tensor(std::vector<int64_t>{s.hidden, s.block_hidden, s.attention_dim,
-                                                     s.heads, kPaCMStatementWidth,
-                                                     kDataflowBlockWidth, kNumDataflowBlocks}));
+    // Seven values as before the analyzer branch, then its width and the
+    // vector's (so a network without it reads in builds that predate it).
+    std::vector<int64_t> dims{s.hidden,           s.block_hidden,      s.attention_dim,
+                              s.heads,            kPaCMStatementWidth, kDataflowBlockWidth,
+                              kNumDataflowBlocks};
+    if (s.symbol_hidden > 0) {
+      dims.push_back(s.symbol_hidden);
+      dims.push_back(kProgramSymbolWidth);
+    }
+    archive.write("pacm_shape", torch::tensor(dims));
     archive.write("statement_scale", impl_->statement_scale);
     archive.write("block_scale", impl_->block_scale);
+    if (s.symbol_hidden > 0) archive.write("symbol_scale", impl_->symbol_scale);
     std::ostringstream out;
     archive.save_to(out);
     return out.str();
@@ -421,18 +452,25 @@ absl::StatusOr<std::unique_ptr<PaCMNetwork>> PaCMNetwork::Deserialize(std::strin
     archive.read("pacm_shape", dims);
     archive.read("statement_scale", statement_scale);
     archive.read("block_scale", block_scale);
-    if (dims.scalar_type() != torch::kLong || dims.numel() != 7) {
+    if (dims.scalar_type() != torch::kLong || (dims.numel() != 7 && dims.numel() != 9)) {
       return absl::InvalidArgumentError("pacm network: malformed shape record");
     }
-    const std::vector<int64_t> d(dims.data_ptr<int64_t>(), dims.data_ptr<int64_t>() + 7);
+    const std::vector<int64_t> d(dims.data_ptr<int64_t>(),
+                                 dims.data_ptr<int64_t>() + dims.numel());
     if (d[4] != kPaCMStatementWidth || d[5] != kDataflowBlockWidth || d[6] != kNumDataflowBlocks) {
       return absl::InvalidArgumentError(absl::StrCat(
           "pacm network: trained on ", d[4], "-wide statement rows and ", d[6], " blocks of ",
           d[5], " values; this build extracts ", kPaCMStatementWidth, " and ",
           kNumDataflowBlocks, " of ", kDataflowBlockWidth));
     }
+    if (d.size() == 9 && d[8] != kProgramSymbolWidth) {
+      return absl::InvalidArgumentError(absl::StrCat("pacm network: trained on an analyzer vector of ",
+                                                     d[8], " values; this build extracts ",
+                                                     kProgramSymbolWidth));
+    }
     PaCMNetworkShape shape;
     shape.hidden = static_cast<int>(d[0]);
+    shape.symbol_hidden = d.size() == 9 ? static_cast<int>(d[7]) : 0;
     shape.block_hidden = static_cast<int>(d[1]);
     shape.attention_dim = static_cast<int>(d[2]);
     shape.heads = static_cast<int>(d[3]);
@@ -446,6 +484,15 @@ absl::StatusOr<std::unique_ptr<PaCMNetwork>> PaCMNetwork::Deserialize(std::strin
     block_scale = block_scale.to(torch::kFloat).contiguous();
     std::copy_n(statement_scale.data_ptr<float>(), kPaCMStatementWidth, scales.statement.begin());
     std::copy_n(block_scale.data_ptr<float>(), kDataflowBlockWidth, scales.block.begin());
+    if (shape.symbol_hidden > 0) {
+      torch::Tensor symbol_scale;
+      archive.read("symbol_scale", symbol_scale);
+      if (symbol_scale.numel() != kProgramSymbolWidth) {
+        return absl::InvalidArgumentError("pacm network: malformed analyzer column scales");
+      }
+      symbol_scale = symbol_scale.to(torch::kFloat).contiguous();
+      std::copy_n(symbol_scale.data_ptr<float>(), kProgramSymbolWidth, scales.symbol.begin());
+    }
 
     auto impl = std::make_unique<Impl>();
     impl->shape = shape;

@@ -11,7 +11,12 @@
 //   z = z + ReLU(Linear(z)) twice; score = Linear 256→1 (z).
 //
 // 417,409 trainable values and 513 BatchNorm buffer values at the default
-// shape, the counts of Pruner's shipped checkpoint. PyTorch's default
+// shape, the counts of Pruner's shipped checkpoint.
+//
+// Our optional analyzer branch (symbol_hidden > 0, off by default; the
+// vector is pacm_symbols.h's):
+//   analyzer vector [N, 26] --Linear 26→k, ReLU, Linear k→k, ReLU--> a [N, k]
+//   z = ReLU(Linear (384 + k)→256 [s ; b ; a]), the rest as above. PyTorch's default
 // initialization, as Pruner's (its Xavier init is commented out).
 //
 // BatchNorm at inference (../shared/specs/pruner.md §5.5, §9.11). Pruner never calls
@@ -56,9 +61,13 @@ struct PaCMNetworkShape {
   int block_hidden = 64;    // first layer of the block encoder
   int attention_dim = 128;  // block encoder output and attention embedding
   int heads = 4;
+  // Width k of the analyzer branch; 0 = none (Pruner's network).
+  int symbol_hidden = 0;
+  // The width the pruner-sym strategy and the pacm-sym benchmark row use.
+  static constexpr int kAnalyzerBranchWidth = 64;
 
-  // InvalidArgument unless every width is positive and attention_dim is a
-  // multiple of heads.
+  // InvalidArgument unless every width is positive (symbol_hidden may be 0)
+  // and attention_dim is a multiple of heads.
   absl::Status Validate() const;
   friend bool operator==(const PaCMNetworkShape&, const PaCMNetworkShape&) = default;
 };

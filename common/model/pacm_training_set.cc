@@ -10,10 +10,10 @@
 namespace pruner {
 
 void PaCMTrainingSet::Add(const std::vector<MeasuredState>& records, const DeviceProfile& device,
-                          int threads) {
+                          int threads, const SymbolAnalyzer* analyzer) {
   auto features = FeaturizePaCMStates(
       static_cast<int>(records.size()), [&](int i) -> const State& { return records[i].state; },
-      device, threads);
+      device, threads, analyzer);
   for (size_t i = 0; i < records.size(); ++i) {
     records_.push_back({records[i].workload_key, records[i].mean_cost_s, records[i].ok});
     if (features[i].ok()) {

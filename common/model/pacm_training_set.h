@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/analysis/symbol_analyzer.h"
 #include "common/device/device_profile.h"
 #include "common/features/pacm_batch.h"
 #include "common/features/pacm_features.h"
@@ -37,8 +38,10 @@ class PaCMTrainingSet {
   // Featurizes `records` for `device` on up to `threads` threads (0 =
   // hardware threads) and appends them. A record whose lowering fails is
   // kept for the labels (it can still be its workload's best) but gives no
-  // training program.
-  void Add(const std::vector<MeasuredState>& records, const DeviceProfile& device, int threads);
+  // training program. With an `analyzer`, the features carry the analyzer
+  // vector too (FeaturizePaCMStates).
+  void Add(const std::vector<MeasuredState>& records, const DeviceProfile& device, int threads,
+           const SymbolAnalyzer* analyzer = nullptr);
 
   int64_t size() const { return static_cast<int64_t>(records_.size()); }
   int64_t num_unfeaturized() const { return num_unfeaturized_; }

@@ -3,6 +3,9 @@
 #include <algorithm>
 
 #include "common/base/parallel_for.h"
+#include "common/base/status_macros.h"
+#include "common/lower/lower.h"
+#include "common/model/pacm_symbols.h"
 
 namespace pruner {
 
@@ -34,10 +37,19 @@ std::vector<absl::StatusOr<ProgramFeatures>> FeaturizeStates(
 
 std::vector<absl::StatusOr<PaCMFeatures>> FeaturizePaCMStates(
     int n, const std::function<const State&(int)>& state_at, const DeviceProfile& device,
-    int num_threads) {
+    int num_threads, const SymbolAnalyzer* analyzer) {
   return FeaturizeInParallel<PaCMFeatures>(
-      n, state_at, device, num_threads, [](const State& state, const DeviceProfile& d) {
-        return ExtractPaCMFeatures(state, d);
+      n, state_at, device, num_threads,
+      [analyzer](const State& state, const DeviceProfile& d) -> absl::StatusOr<PaCMFeatures> {
+        if (analyzer == nullptr) return ExtractPaCMFeatures(state, d);
+        // One lowering for both.
+        PRUNER_ASSIGN_OR_RETURN(Program program, Lower(state, d));
+        PaCMFeatures features =
+            ExtractPaCMFeatures(program, ComputeWorkloadTag(*state.original_dag()), d);
+        if (auto symbols = ProgramSymbolsOf(program, *analyzer); symbols.ok()) {
+          features.symbols = *symbols;
+        }
+        return features;
       });
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/analysis/symbol_analyzer.h"
 #include "common/device/device_profile.h"
 #include "common/features/pacm_features.h"
 #include "common/features/statement_features.h"
@@ -26,10 +27,12 @@ std::vector<absl::StatusOr<ProgramFeatures>> FeaturizeStates(
     int n, const std::function<const State&(int)>& state_at, const DeviceProfile& device,
     int num_threads);
 
-// The same with PaCM's features (ExtractPaCMFeatures).
+// The same with PaCM's features (ExtractPaCMFeatures), and, when `analyzer`
+// is not null, their analyzer vector (pacm_symbols.h; left zeros where the
+// analyzer cannot estimate the program).
 std::vector<absl::StatusOr<PaCMFeatures>> FeaturizePaCMStates(
     int n, const std::function<const State&(int)>& state_at, const DeviceProfile& device,
-    int num_threads);
+    int num_threads, const SymbolAnalyzer* analyzer = nullptr);
 
 // The rows of one program as the flat span PackedRows::AddPack takes.
 inline std::span<const float> FlatRows(const ProgramFeatures& features) {

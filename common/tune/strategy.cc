@@ -41,6 +41,9 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakePaCMStrategyModel(const TuningOpt
     case PaCMStart::kPretrainedAdapted: pacm.mode = PaCMMode::kMoA; break;
     case PaCMStart::kPretrainedFrozen: pacm.mode = PaCMMode::kOffline; break;
   }
+  if (strategy.pacm_analyzer_branch) {
+    pacm.network.symbol_hidden = PaCMNetworkShape::kAnalyzerBranchWidth;
+  }
   std::unique_ptr<CostModel> model = MakePaCMModel(device, pacm);
   if (pacm.mode != PaCMMode::kOnline) {
     if (store == nullptr) {

@@ -35,6 +35,10 @@ const std::vector<StrategySpec>& KnownStrategySpecs() {
        S::kDraftVerify, M::kXgb},
       {"pruner", "LSE drafts, PaCM verifies, retrained every round", S::kDraftVerify, M::kPaCM,
        PaCMStart::kFresh},
+      {"pruner-sym",
+       "LSE drafts, PaCM with the analyzer's register-tile and issue symbols as a third input "
+       "verifies, retrained every round",
+       S::kDraftVerify, M::kPaCM, PaCMStart::kFresh, /*pacm_analyzer_branch=*/true},
       {"moa-pruner",
        "LSE drafts; PaCM starts from a checkpoint pretrained on another device and adapts "
        "with the momentum update (MoA)",

@@ -47,6 +47,9 @@ struct StrategySpec {
   SearchMethod search = SearchMethod::kRandom;
   ScoreModel model = ScoreModel::kNone;
   PaCMStart pacm_start = PaCMStart::kFresh;
+  // PaCM with our analyzer branch (pacm_network.h), for the networks it
+  // creates (pretrained checkpoints bring their own shape).
+  bool pacm_analyzer_branch = false;
 
   // Starts from a checkpoint pretrained on TuningOptions::pretrained_device.
   bool NeedsPretrainedModel() const {

@@ -72,6 +72,25 @@ TEST(PaCMNetworkTest, HasPrunersParameterCount) {
   EXPECT_FALSE(PaCMNetwork::Create(PaCMNetworkShape{.attention_dim = 130}, 1).ok());
 }
 
+TEST(PaCMNetworkTest, TheAnalyzerBranchAddsItsLayersAndNothingElse) {
+  auto plain = PaCMNetwork::Create(PaCMNetworkShape{}, 7);
+  auto branch = PaCMNetwork::Create(PaCMNetworkShape{.symbol_hidden = 64}, 7);
+  ASSERT_TRUE(plain.ok() && branch.ok());
+  // 26→64 and 64→64 layers, and the fusion layer's 64 more inputs.
+  EXPECT_EQ((*branch)->NumParameterValues(),
+            417409 + (26 * 64 + 64) + (64 * 64 + 64) + 64 * 256);
+  // Its layers are made last, so the layers before the wider fusion layer
+  // draw the same initial weights with and without it (a network without
+  // the branch is the one earlier builds made for a seed).
+  EXPECT_EQ((*plain)->ParameterValues("statement0.weight").value(),
+            (*branch)->ParameterValues("statement0.weight").value());
+  EXPECT_EQ((*plain)->ParameterValues("block1.weight").value(),
+            (*branch)->ParameterValues("block1.weight").value());
+  EXPECT_NE((*plain)->ParameterValues("fuse.weight").value().size(),
+            (*branch)->ParameterValues("fuse.weight").value().size());
+  EXPECT_FALSE(PaCMNetwork::Create(PaCMNetworkShape{.symbol_hidden = -1}, 1).ok());
+}
+
 TEST(PaCMTrainingSetTest, LabelsArePerWorkloadOverAllRecords) {
   const auto& data = MatmulSchedules();
   std::vector<MeasuredState> records = data.Records(0, 20);
@@ -299,6 +318,32 @@ TEST(PaCMModelTest, SaveLoadRoundTrip) {
   EXPECT_EQ(loaded->NumTrainingRecords(), 120);
   EXPECT_EQ(loaded->predictor()->scales().statement, model->predictor()->scales().statement);
   EXPECT_EQ(loaded->predictor()->scales().block, model->predictor()->scales().block);
+}
+
+TEST(PaCMModelTest, TheAnalyzerBranchLearnsFromTheAnalyzersVectorAndTravelsWithIt) {
+  const auto& data = MatmulSchedules();
+  PaCMModelOptions options = Options(PaCMMode::kOnline);
+  options.network.symbol_hidden = 16;
+  auto model = MakePaCMModel(data.device, options);
+  ASSERT_TRUE(model->Update(data.Records(0, 200)).ok());
+  ASSERT_EQ(model->predictor()->shape().symbol_hidden, 16);
+  // The vectors were extracted: their column maxima are fitted (an unseen
+  // column would keep the scale 1; the estimate's is ~log2 of nanoseconds).
+  EXPECT_GT(model->predictor()->scales().symbol[24], 5.0f);
+  const testing::HeldOutRanking r = testing::RankHeldOut(*model, data, 200, 300);
+  std::cout << "held-out schedules, analyzer branch: " << r << "\n";
+  EXPECT_GT(r.spearman, 0.5);
+  EXPECT_GT(r.pairwise, 0.65);
+  // A model built without the branch loads it, extracts the vectors for
+  // it and scores as it did.
+  const std::vector<State> probe = data.States(200, 240);
+  auto blob = model->Save();
+  ASSERT_TRUE(blob.ok()) << blob.status();
+  auto loaded = MakePaCMModel(data.device, Options(PaCMMode::kOnline, 5));
+  ASSERT_TRUE(loaded->Load(*blob).ok());
+  EXPECT_EQ(loaded->predictor()->shape().symbol_hidden, 16);
+  EXPECT_EQ(loaded->predictor()->scales().symbol, model->predictor()->scales().symbol);
+  EXPECT_EQ(loaded->Predict(probe), model->Predict(probe));
 }
 
 TEST(PaCMModelTest, LoadRefusesWhatIsNotItsOwn) {

@@ -38,6 +38,10 @@ TEST(StrategySpecTest, PartsOfEachStrategy) {
   EXPECT_EQ(parts("lse-xgb").model, ScoreModel::kXgb);
   EXPECT_EQ(parts("pruner").model, ScoreModel::kPaCM);
   EXPECT_FALSE(parts("pruner").NeedsPretrainedModel());
+  EXPECT_FALSE(parts("pruner").pacm_analyzer_branch);
+  EXPECT_EQ(parts("pruner-sym").model, ScoreModel::kPaCM);
+  EXPECT_TRUE(parts("pruner-sym").pacm_analyzer_branch);
+  EXPECT_FALSE(parts("pruner-sym").NeedsPretrainedModel());
   EXPECT_TRUE(parts("moa-pruner").NeedsPretrainedModel());
   EXPECT_EQ(parts("moa-pruner").pacm_start, PaCMStart::kPretrainedAdapted);
   EXPECT_EQ(parts("pruner-offline").pacm_start, PaCMStart::kPretrainedFrozen);

@@ -215,7 +215,7 @@ TEST_P(EveryStrategyTest, RunsAJobToItsBudget) {
   EXPECT_EQ((*job)->trials(), 12);
   for (const TaskStatus& t : (*job)->TaskStatuses()) EXPECT_GT(t.best_cost_s, 0) << t.name;
   const std::map<std::string, std::string> checkpointed = {
-      {"ansor-xgb", "xgb"}, {"ansor-mlp", "mlp"}, {"pruner", "pacm"},
+      {"ansor-xgb", "xgb"}, {"ansor-mlp", "mlp"}, {"pruner", "pacm"}, {"pruner-sym", "pacm"},
       {"ansor-tlp", "tlp"}, {"ansor-autotvm", "autotvm"}, {"autotvm", "autotvm"},
       {"pruner-ensemble", "ensemble"}};
   if (checkpointed.count(GetParam())) {
@@ -230,7 +230,7 @@ TEST_P(EveryStrategyTest, RunsAJobToItsBudget) {
 INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategyTest,
                          testing::Values("random", "ansor-random", "ansor-xgb", "ansor-mlp",
                                          "ansor-tlp", "ansor-autotvm", "autotvm", "lse-xgb",
-                                         "pruner", "pruner-ensemble"),
+                                         "pruner", "pruner-sym", "pruner-ensemble"),
                          [](const testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
                            for (char& c : name) c = c == '-' ? '_' : c;

@@ -46,12 +46,14 @@ if len(dumps) > 1:
     for path, (rows, _) in zip(sys.argv[3:], dumps[1:]):
         for model in sorted(set(m for m, _ in rows0)):
             common = [w for (m, w) in rows0 if m == model and w not in subset and (m, w) in rows]
+            if not common: continue
             differ = sum(pick(rows0[(model, w)]) != pick(rows[(model, w)]) for w in common)
             print("%s: %s picks another schedule than %s's in %d of %d other workloads"
                   % (path, model, sys.argv[2], differ, len(common)))
-    ensemble = {}
+    ensemble = {}  # the (model, workload) lists every dump has
     for key, items in rows0.items():
+        if not all(key in rows for rows, _ in dumps): continue
         zs = [z(rows[key]) for rows, _ in dumps]
         assert all(set(zz) == set(items) for zz in zs), "the dumps must score the same schedules"
         ensemble[key] = {i: (sum(zz[i][0] for zz in zs), items[i][1]) for i in items}
-    report("ensemble of %d" % len(dumps), ensemble, weight)
+    if ensemble: report("ensemble of %d" % len(dumps), ensemble, weight)
