@@ -40,6 +40,7 @@ int RunPretrain(const PretrainCommand& c) {
   std::fflush(stdout);
   PaCMPretrainOptions options;
   if (c.max_epochs > 0) options.training.schedule.max_epochs = c.max_epochs;
+  if (c.analyzer_branch) options.network.symbol_hidden = PaCMNetworkShape::kAnalyzerBranchWidth;
   auto result = PretrainPaCM(*records, *device, options);
   if (!result.ok()) return FailCommand(result.status());
   if (absl::Status st = (*store)->PutCheckpoint("pacm", c.device, result->checkpoint,

@@ -13,6 +13,7 @@ struct PretrainCommand {
   std::string db = "pruner.db";
   std::string device;      // device key whose records train the model
   int max_epochs = 0;      // 0: the training schedule's default
+  bool analyzer_branch = false;  // PaCM with the analyzer branch (pacm_network.h)
   std::string out;         // also write the checkpoint to this file
 };
 

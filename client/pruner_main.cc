@@ -511,6 +511,8 @@ int main(int argc, char** argv) {
   pretrain->add_option("--device", pretrain_command.device, "device key of the records")
       ->required();
   pretrain->add_option("--epochs", pretrain_command.max_epochs, "training epochs (0: default)");
+  pretrain->add_flag("--analyzer-branch", pretrain_command.analyzer_branch,
+                     "PaCM with the analyzer's symbols as a third input (as pruner-sym trains it)");
   pretrain->add_option("--out", pretrain_command.out, "also write the checkpoint to this file");
 
   pruner::CalibrateCommand calibrate_command;

@@ -7,6 +7,7 @@
 #include "common/base/absl_compat.h"
 #include "common/base/status_macros.h"
 #include "common/model/pacm_checkpoint.h"
+#include "common/model/pacm_symbols.h"
 #include "common/model/state_featurizer.h"
 
 namespace pruner {
@@ -28,13 +29,7 @@ std::optional<PaCMMode> ParsePaCMMode(std::string_view name) {
 }
 
 PaCMCostModel::PaCMCostModel(const DeviceProfile& device, const PaCMModelOptions& options)
-    : device_(device), options_(options) {
-  // The analyzer's default constants: the vector must mean the same on
-  // every host that trains or scores with a network.
-  if (auto analyzer = SymbolAnalyzer::Create(device, AnalyzerOptions::Calibrated()); analyzer.ok()) {
-    analyzer_.emplace(*std::move(analyzer));
-  }
-}
+    : device_(device), options_(options), analyzer_(PaCMSymbolAnalyzer(device)) {}
 
 const SymbolAnalyzer* PaCMCostModel::SymbolSource() const {
   if (!analyzer_.has_value()) return nullptr;

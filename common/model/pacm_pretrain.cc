@@ -7,6 +7,7 @@
 
 #include "common/base/status_macros.h"
 #include "common/model/pacm_checkpoint.h"
+#include "common/model/pacm_symbols.h"
 #include "common/model/pacm_training_set.h"
 
 namespace pruner {
@@ -41,7 +42,9 @@ absl::StatusOr<PaCMPretrainResult> PretrainPaCM(const std::vector<MeasuredState>
                                                 const DeviceProfile& device,
                                                 const PaCMPretrainOptions& options) {
   PaCMTrainingSet data;
-  data.Add(records, device, options.featurize_threads);
+  const std::optional<SymbolAnalyzer> analyzer =
+      options.network.symbol_hidden > 0 ? PaCMSymbolAnalyzer(device) : std::nullopt;
+  data.Add(records, device, options.featurize_threads, analyzer ? &*analyzer : nullptr);
 
   std::vector<int> train, holdout;
   std::map<std::string, std::vector<int>> holdout_by_workload;

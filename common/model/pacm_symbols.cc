@@ -35,6 +35,12 @@ int MainRow(const ProgramSymbols& symbols) {
 
 }  // namespace
 
+std::optional<SymbolAnalyzer> PaCMSymbolAnalyzer(const DeviceProfile& device) {
+  auto analyzer = SymbolAnalyzer::Create(device, AnalyzerOptions::Calibrated());
+  if (!analyzer.ok()) return std::nullopt;
+  return *std::move(analyzer);
+}
+
 ProgramSymbolVector ProgramSymbolsOf(const LatencyEstimate& estimate) {
   ProgramSymbolVector v{};
   const int main = MainRow(estimate.symbols);

@@ -26,11 +26,19 @@
 #ifndef PRUNER_COMMON_MODEL_PACM_SYMBOLS_H_
 #define PRUNER_COMMON_MODEL_PACM_SYMBOLS_H_
 
+#include <optional>
+
 #include "absl/status/statusor.h"
 #include "common/analysis/symbol_analyzer.h"
 #include "common/features/pacm_features.h"
 
 namespace pruner {
+
+// The analyzer whose vectors PaCM reads for `device`: the default
+// (calibrated) constants, never a device's stored fit, so that a vector
+// means the same on every host that trains or scores a network. Absent
+// when the profile lacks what the analyzer needs (the vectors stay zeros).
+std::optional<SymbolAnalyzer> PaCMSymbolAnalyzer(const DeviceProfile& device);
 
 // The vector of an analysis.
 ProgramSymbolVector ProgramSymbolsOf(const LatencyEstimate& estimate);

@@ -399,6 +399,24 @@ TEST(PaCMPretrainTest, HeldOutRecordsRankBetterThanChance) {
   EXPECT_GT(r.holdout_pairwise_accuracy, 0.6);
 }
 
+TEST(PaCMPretrainTest, AnAnalyzerBranchCheckpointCarriesItsVectorsToMoA) {
+  const auto& data = MatmulSchedules();
+  PaCMPretrainOptions o;
+  o.featurize_threads = 2;
+  o.training.schedule.max_epochs = 10;
+  o.network.symbol_hidden = 16;
+  auto r = PretrainPaCM(data.Records(0, 150), data.device, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(r->holdout_pairwise_accuracy, 0.6);
+  // MoA on another device takes the checkpoint's shape, and its scales
+  // were fitted on extracted vectors (the estimate's column is not 1).
+  auto moa = MakePaCMModel(OtherDevice(), Options(PaCMMode::kMoA, 3));
+  ASSERT_TRUE(moa->Load(r->checkpoint).ok());
+  EXPECT_EQ(moa->predictor()->shape().symbol_hidden, 16);
+  EXPECT_GT(moa->predictor()->scales().symbol[24], 5.0f);
+  ASSERT_TRUE(moa->Update(data.Records(150, 200)).ok());
+}
+
 TEST(PaCMMoATest, SiameseMovesByOneMinusMomentumOfTheTargetDifference) {
   const auto& data = MatmulSchedules();
   PaCMModelOptions o = Options(PaCMMode::kMoA, 5);
