@@ -115,33 +115,36 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                  }});
 #endif
 #if PRUNER_DATASET_WITH_PACM
-  // Online mode: each Update trains a fresh network on everything given,
-  // "pacm" with this project's per-workload lists (pacm_network.h),
-  // "pacm-mixed" with Pruner's lists that mix workloads.
-  for (const bool per_workload : {true, false}) {
-    out.push_back({per_workload ? "pacm" : "pacm-mixed",
-                   [=](const DeviceProfile& device, const std::set<std::string>&)
-                       -> std::unique_ptr<CostModel> {
-                     PaCMModelOptions options;
-                     options.featurize_threads = settings.featurize_threads;
-                     options.training.schedule.seed = settings.seed;
-                     options.training.num_threads = settings.train_threads;
-                     options.training.schedule.per_workload_lists = per_workload;
-                     return MakePaCMModel(device, options);
-                   }});
-  }
-  // "pacm" trained toward where Table 11 is decided: LambdaRank gains
-  // 2^(g·y) − 1 (RankTrainingSchedule::gain_exponent), which weight the top
-  // of each list, and lists weighted by their workload's best cost to a
-  // power (list_weight_power).
+  // Online mode: each Update trains a fresh network on everything given.
+  //   pacm        this project's per-workload lists (pacm_network.h)
+  //   pacm-mixed  Pruner's lists that mix workloads
+  // and, on request, "pacm" trained toward where Table 11 is decided:
+  //   pacm-gain*  LambdaRank gains 2^(g·y) − 1
+  //               (RankTrainingSchedule::gain_exponent), weighting the top
+  //               of each list
+  //   pacm-costw* lists weighted by their workload's best cost to a power
+  //               (list_weight_power)
+  //   pacm-sym    with the analyzer branch (pacm_network.h): the Symbol
+  //               Analyzer's register tile, issued lanes and loads as a
+  //               third input
   struct PaCMVariant {
     const char* name;
-    double gain_exponent;
-    double list_weight_power;
+    bool per_workload_lists = true;
+    double gain_exponent = 1;
+    double list_weight_power = 0;
+    int symbol_hidden = 0;
+    bool on_request = true;
   };
-  for (const PaCMVariant v : {PaCMVariant{"pacm-gain4", 4, 0}, PaCMVariant{"pacm-gain16", 16, 0},
-                              PaCMVariant{"pacm-costw", 1, 0.5},
-                              PaCMVariant{"pacm-costw1", 1, 1}}) {
+  const PaCMVariant variants[] = {
+      {.name = "pacm", .on_request = false},
+      {.name = "pacm-mixed", .per_workload_lists = false, .on_request = false},
+      {.name = "pacm-gain4", .gain_exponent = 4},
+      {.name = "pacm-gain16", .gain_exponent = 16},
+      {.name = "pacm-costw", .list_weight_power = 0.5},
+      {.name = "pacm-costw1", .list_weight_power = 1},
+      {.name = "pacm-sym", .symbol_hidden = PaCMNetworkShape::kAnalyzerBranchWidth},
+  };
+  for (const PaCMVariant& v : variants) {
     out.push_back({v.name,
                    [=](const DeviceProfile& device, const std::set<std::string>&)
                        -> std::unique_ptr<CostModel> {
@@ -149,25 +152,14 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                      options.featurize_threads = settings.featurize_threads;
                      options.training.schedule.seed = settings.seed;
                      options.training.num_threads = settings.train_threads;
+                     options.training.schedule.per_workload_lists = v.per_workload_lists;
                      options.training.schedule.gain_exponent = v.gain_exponent;
                      options.training.schedule.list_weight_power = v.list_weight_power;
+                     options.network.symbol_hidden = v.symbol_hidden;
                      return MakePaCMModel(device, options);
                    },
-                   /*on_request=*/true});
+                   v.on_request});
   }
-  // "pacm" with the analyzer branch (pacm_network.h): the Symbol Analyzer's
-  // register tile, issued lanes and loads as a third input.
-  out.push_back({"pacm-sym",
-                 [=](const DeviceProfile& device, const std::set<std::string>&)
-                     -> std::unique_ptr<CostModel> {
-                   PaCMModelOptions options;
-                   options.featurize_threads = settings.featurize_threads;
-                   options.training.schedule.seed = settings.seed;
-                   options.training.num_threads = settings.train_threads;
-                   options.network.symbol_hidden = PaCMNetworkShape::kAnalyzerBranchWidth;
-                   return MakePaCMModel(device, options);
-                 },
-                 /*on_request=*/true});
 #endif
 #if PRUNER_DATASET_WITH_TORCH
   // TLP's attention model over the schedules' step matrices.

@@ -3,18 +3,21 @@
 // schedule_dataset.h, and Predict throughput on a search-sized batch.
 //   build/tests/model/cost_model_throughput [--op SPEC] [--records N] [--batch B] [--threads T]
 //       [--torch-threads T]   (PaCM's LibTorch threads; 0 = 1)
-// Prints one "RESULT" line per model; PaCM's line also gives the network's
-// share of Predict (scoring already featurized states).
+// Prints one "RESULT" line per model; PaCM's lines (Pruner's network, then
+// ours with the analyzer branch, which also analyzes every state) also give
+// the network's share of Predict (scoring already featurized states).
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/ir/ops.h"
 #include "common/model/mlp_model.h"
 #include "common/model/pacm_model.h"
+#include "common/model/pacm_symbols.h"
 #include "common/model/state_featurizer.h"
 #include "common/model/xgb_model.h"
 #include "common/sketch/annotate.h"
@@ -30,8 +33,9 @@ double Since(std::chrono::steady_clock::time_point start) {
 
 // PaCM in online mode (§5.4's schedule: a fresh network, up to 50 epochs).
 int RunPaCM(const DeviceProfile& device, const std::vector<MeasuredState>& records,
-            const std::vector<State>& probe, int threads, int torch_threads) {
+            const std::vector<State>& probe, int threads, int torch_threads, int symbol_hidden) {
   PaCMModelOptions options;
+  options.network.symbol_hidden = symbol_hidden;
   options.featurize_threads = threads;
   options.training.num_threads = torch_threads;
   auto model = MakePaCMModel(device, options);
@@ -52,9 +56,11 @@ int RunPaCM(const DeviceProfile& device, const std::vector<MeasuredState>& recor
   const double predict_s = Since(start) / kRepeats;
   // The network alone, on states featurized beforehand.
   PaCMBatch batch;
+  const std::optional<SymbolAnalyzer> analyzer =
+      symbol_hidden > 0 ? PaCMSymbolAnalyzer(device) : std::nullopt;
   for (auto& f : FeaturizePaCMStates(
            static_cast<int>(probe.size()), [&](int i) -> const State& { return probe[i]; },
-           device, threads)) {
+           device, threads, analyzer ? &*analyzer : nullptr)) {
     if (f.ok()) batch.Add(*f);
     else batch.AddInvalid();
   }
@@ -62,7 +68,8 @@ int RunPaCM(const DeviceProfile& device, const std::vector<MeasuredState>& recor
   for (int r = 0; r < kRepeats; ++r) model->predictor()->Score(batch);
   const double score_s = Since(start) / kRepeats;
   const int n = static_cast<int>(probe.size());
-  std::cout << "RESULT pacm_model predict_states_per_s=" << n / predict_s << " update_s_"
+  std::cout << "RESULT pacm_model network=" << (symbol_hidden > 0 ? "analyzer-branch" : "pruner")
+            << " predict_states_per_s=" << n / predict_s << " update_s_"
             << records.size() << "=" << update_s << " fit_s=" << model->last_fit()->seconds
             << " fit_epochs=" << model->last_fit()->iterations
             << " network_states_per_s=" << n / score_s << " predict_batch=" << n
@@ -124,7 +131,10 @@ int Run(const std::string& spec, int num_records, int batch, int threads, int to
               << " predict_s=" << predict_s << " states_per_s=" << batch / predict_s
               << " featurize_threads=" << threads << "\n";
   }
-  return RunPaCM(*device, records, probe, threads, torch_threads);
+  for (int symbol_hidden : {0, PaCMNetworkShape::kAnalyzerBranchWidth}) {
+    if (int rc = RunPaCM(*device, records, probe, threads, torch_threads, symbol_hidden)) return rc;
+  }
+  return 0;
 }
 
 }  // namespace
