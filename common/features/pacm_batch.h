@@ -37,11 +37,11 @@ struct PaCMBatch {
 };
 
 // §4.6: every statement column (174) and every block column (23, pooled
-// over all programs and all 8 positions), and each analyzer symbol
-// column, divided by its maximum over the training set; a column whose maximum is <= 0 is divided by 1. Fitted
-// anew on every training run (Pruner does so on each retrain, even when
-// fine-tuning from pretrained weights) and saved with the model, which
-// applies the same scales at inference.
+// over all programs and all 8 positions), and each analyzer symbol column,
+// divided by its maximum over the training set; a column whose maximum is
+// <= 0 is divided by 1. Fitted anew on every training run (Pruner does so
+// on each retrain, even when fine-tuning from pretrained weights) and saved
+// with the model, which applies the same scales at inference.
 struct PaCMColumnScales {
   std::array<float, kPaCMStatementWidth> statement;
   std::array<float, kDataflowBlockWidth> block;

@@ -111,6 +111,15 @@ torch::Tensor ScaleTensor(const std::array<float, kWidth>& scale) {
   return torch::tensor(std::vector<float>(scale.begin(), scale.end()));
 }
 
+// ScaleTensor's inverse; false when the tensor has another width.
+template <size_t kWidth>
+bool ReadScale(const torch::Tensor& tensor, std::array<float, kWidth>* scale) {
+  if (tensor.numel() != static_cast<int64_t>(kWidth)) return false;
+  const torch::Tensor values = tensor.to(torch::kFloat).contiguous();
+  std::copy_n(values.data_ptr<float>(), kWidth, scale->begin());
+  return true;
+}
+
 // A PaCMBatch as tensors, scaled; the rows of program p are
 // [first_row[p], first_row[p + 1]) (PaCMBatch keeps them contiguous).
 struct BatchTensors {
@@ -464,35 +473,26 @@ absl::StatusOr<std::unique_ptr<PaCMNetwork>> PaCMNetwork::Deserialize(std::strin
           kNumDataflowBlocks, " of ", kDataflowBlockWidth));
     }
     if (d.size() == 9 && d[8] != kProgramSymbolWidth) {
-      return absl::InvalidArgumentError(absl::StrCat("pacm network: trained on an analyzer vector of ",
-                                                     d[8], " values; this build extracts ",
-                                                     kProgramSymbolWidth));
+      return absl::InvalidArgumentError(
+          absl::StrCat("pacm network: trained on an analyzer vector of ", d[8],
+                       " values; this build extracts ", kProgramSymbolWidth));
     }
     PaCMNetworkShape shape;
     shape.hidden = static_cast<int>(d[0]);
-    shape.symbol_hidden = d.size() == 9 ? static_cast<int>(d[7]) : 0;
     shape.block_hidden = static_cast<int>(d[1]);
     shape.attention_dim = static_cast<int>(d[2]);
     shape.heads = static_cast<int>(d[3]);
+    shape.symbol_hidden = d.size() == 9 ? static_cast<int>(d[7]) : 0;
     PRUNER_RETURN_IF_ERROR(shape.Validate());
-    if (statement_scale.numel() != kPaCMStatementWidth ||
-        block_scale.numel() != kDataflowBlockWidth) {
-      return absl::InvalidArgumentError("pacm network: malformed column scales");
-    }
     PaCMColumnScales scales;
-    statement_scale = statement_scale.to(torch::kFloat).contiguous();
-    block_scale = block_scale.to(torch::kFloat).contiguous();
-    std::copy_n(statement_scale.data_ptr<float>(), kPaCMStatementWidth, scales.statement.begin());
-    std::copy_n(block_scale.data_ptr<float>(), kDataflowBlockWidth, scales.block.begin());
+    bool scales_read = ReadScale(statement_scale, &scales.statement) &&
+                       ReadScale(block_scale, &scales.block);
     if (shape.symbol_hidden > 0) {
       torch::Tensor symbol_scale;
       archive.read("symbol_scale", symbol_scale);
-      if (symbol_scale.numel() != kProgramSymbolWidth) {
-        return absl::InvalidArgumentError("pacm network: malformed analyzer column scales");
-      }
-      symbol_scale = symbol_scale.to(torch::kFloat).contiguous();
-      std::copy_n(symbol_scale.data_ptr<float>(), kProgramSymbolWidth, scales.symbol.begin());
+      scales_read = scales_read && ReadScale(symbol_scale, &scales.symbol);
     }
+    if (!scales_read) return absl::InvalidArgumentError("pacm network: malformed column scales");
 
     auto impl = std::make_unique<Impl>();
     impl->shape = shape;

@@ -1,5 +1,6 @@
 #include "common/model/pacm_symbols.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/base/status_macros.h"
