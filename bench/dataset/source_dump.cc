@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/analysis/symbol_analyzer.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/lower/lower.h"
 
@@ -20,6 +21,9 @@ absl::Status DumpWorkloadSources(const ReplayedDataset& data, const DeviceProfil
   std::error_code made;
   std::filesystem::create_directories(dir, made);
   if (made) return absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ", made.message()));
+  // Its rows close each file: what the analyzer (default constants, as
+  // PaCM's branch reads it) believes of the schedule.
+  const auto analyzer = SymbolAnalyzer::Create(device, AnalyzerOptions::Calibrated());
   for (size_t j = 0; j < found->states.size(); ++j) {
     auto program = Lower(found->states[j], device);
     if (!program.ok()) continue;  // as --dump-lse, which leaves it out too
@@ -32,6 +36,11 @@ absl::Status DumpWorkloadSources(const ReplayedDataset& data, const DeviceProfil
                  found->key.c_str(), j, found->latency_s[j] * 1e3,
                  found->states[j].ToSentence().c_str());
     std::fputs(source->code.c_str(), file.get());
+    if (!analyzer.ok()) continue;
+    const auto estimate = analyzer->Analyze(*program);
+    std::fprintf(file.get(), "\n/* the analyzer:\n%s\n*/\n",
+                 estimate.ok() ? estimate->ToString(*program).c_str()
+                               : std::string(estimate.status().message()).c_str());
   }
   return absl::OkStatus();
 }

@@ -1,8 +1,9 @@
 // The C++ source (the g++ backend's translation unit, common/codegen/
 // cpu_codegen.h) of every schedule of one workload, one file per schedule,
-// with its measured latency in a comment: what a developer compiles with
-// `g++ -S` to see the code a g++-built dataset timed, when the analyzer
-// disagrees with it.
+// with its measured latency in a comment and the Symbol Analyzer's rows
+// (default constants) at its end: what a developer compiles with `g++ -S`
+// to see the code a g++-built dataset timed, when the analyzer disagrees
+// with it.
 #ifndef PRUNER_BENCH_DATASET_SOURCE_DUMP_H_
 #define PRUNER_BENCH_DATASET_SOURCE_DUMP_H_
 

@@ -29,7 +29,7 @@ inline constexpr int kPaCMStatementWidth = kNumStatementFeatures + kWorkloadTagS
 // backend issues, cache lines, its estimate), one vector per program. The
 // model layer fills it (common/model/pacm_symbols.h says which values),
 // since the analyzer sits above this library.
-inline constexpr int kProgramSymbolWidth = 26;
+inline constexpr int kProgramSymbolWidth = 36;
 using ProgramSymbolVector = std::array<float, kProgramSymbolWidth>;
 
 struct PaCMFeatures {

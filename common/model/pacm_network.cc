@@ -50,7 +50,7 @@ struct PaCMNetImpl : nn::Module {
 
   // Everything before the BatchNorm: [n, hidden].
   //   rows [R, 174], row_program [R] int64 in [0, n), blocks [n, 8, 23],
-  //   symbols [n, 26] (read only with the analyzer branch).
+  //   symbols [n, kProgramSymbolWidth] (read only with the analyzer branch).
   torch::Tensor Trunk(const torch::Tensor& rows, const torch::Tensor& row_program,
                       const torch::Tensor& blocks, const torch::Tensor& symbols, int64_t n) {
     torch::Tensor s = torch::relu(statement1(torch::relu(statement0(rows))));
@@ -126,7 +126,7 @@ struct BatchTensors {
   torch::Tensor rows;         // [R, 174]
   torch::Tensor row_program;  // [R] int64
   torch::Tensor blocks;       // [N, 8, 23]
-  torch::Tensor symbols;      // [N, 26]
+  torch::Tensor symbols;      // [N, kProgramSymbolWidth]
   std::vector<int64_t> first_row;
 };
 

@@ -15,7 +15,8 @@
 //
 // Our optional analyzer branch (symbol_hidden > 0, off by default; the
 // vector is pacm_symbols.h's):
-//   analyzer vector [N, 26] --Linear 26→k, ReLU, Linear k→k, ReLU--> a [N, k]
+//   analyzer vector [N, W] --Linear W→k, ReLU, Linear k→k, ReLU--> a [N, k]
+//   (W = kProgramSymbolWidth)
 //   z = ReLU(Linear (384 + k)→256 [s ; b ; a]), the rest as above. PyTorch's default
 // initialization, as Pruner's (its Xavier init is commented out).
 //

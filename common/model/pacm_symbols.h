@@ -21,6 +21,10 @@
 //   22-24 the program's: summed compute seconds, summed memory seconds,
 //         estimate
 //   25    the number of rows
+//   26-35 sums over every row: statements, loads, gathered lanes, stores,
+//         loop iterations, L1 lines, L2 lines, DRAM elements, S5, S8 (what
+//         a fused epilogue or a padding copy adds, which the main row's
+//         values leave out)
 // The main row is the compute row with the most float work (S8), or the
 // row with the most traffic (S5) when none computes.
 #ifndef PRUNER_COMMON_MODEL_PACM_SYMBOLS_H_

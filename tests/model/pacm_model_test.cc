@@ -76,9 +76,10 @@ TEST(PaCMNetworkTest, TheAnalyzerBranchAddsItsLayersAndNothingElse) {
   auto plain = PaCMNetwork::Create(PaCMNetworkShape{}, 7);
   auto branch = PaCMNetwork::Create(PaCMNetworkShape{.symbol_hidden = 64}, 7);
   ASSERT_TRUE(plain.ok() && branch.ok());
-  // 26→64 and 64→64 layers, and the fusion layer's 64 more inputs.
+  // 36→64 and 64→64 layers, and the fusion layer's 64 more inputs.
+  static_assert(kProgramSymbolWidth == 36);
   EXPECT_EQ((*branch)->NumParameterValues(),
-            417409 + (26 * 64 + 64) + (64 * 64 + 64) + 64 * 256);
+            417409 + (36 * 64 + 64) + (64 * 64 + 64) + 64 * 256);
   // Its layers are made last, so the layers before the wider fusion layer
   // draw the same initial weights with and without it (a network without
   // the branch is the one earlier builds made for a seed).
