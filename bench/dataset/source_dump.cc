@@ -3,11 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "common/analysis/symbol_analyzer.h"
 #include "common/codegen/cpu_codegen.h"
 #include "common/lower/lower.h"
+#include "common/model/pacm_symbols.h"
 
 namespace pruner::dataset {
 
@@ -21,9 +22,9 @@ absl::Status DumpWorkloadSources(const ReplayedDataset& data, const DeviceProfil
   std::error_code made;
   std::filesystem::create_directories(dir, made);
   if (made) return absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ", made.message()));
-  // Its rows close each file: what the analyzer (default constants, as
-  // PaCM's branch reads it) believes of the schedule.
-  const auto analyzer = SymbolAnalyzer::Create(device, AnalyzerOptions::Calibrated());
+  // Its rows close each file: what the analyzer PaCM's branch reads
+  // believes of the schedule.
+  const std::optional<SymbolAnalyzer> analyzer = PaCMSymbolAnalyzer(device);
   for (size_t j = 0; j < found->states.size(); ++j) {
     auto program = Lower(found->states[j], device);
     if (!program.ok()) continue;  // as --dump-lse, which leaves it out too
@@ -36,7 +37,7 @@ absl::Status DumpWorkloadSources(const ReplayedDataset& data, const DeviceProfil
                  found->key.c_str(), j, found->latency_s[j] * 1e3,
                  found->states[j].ToSentence().c_str());
     std::fputs(source->code.c_str(), file.get());
-    if (!analyzer.ok()) continue;
+    if (!analyzer) continue;
     const auto estimate = analyzer->Analyze(*program);
     std::fprintf(file.get(), "\n/* the analyzer:\n%s\n*/\n",
                  estimate.ok() ? estimate->ToString(*program).c_str()

@@ -83,17 +83,17 @@ ProgramSymbolVector ProgramSymbolsOf(const LatencyEstimate& estimate) {
   v[25] = Log2p(static_cast<double>(estimate.symbols.rows.size()));
   // The whole program's instructions and traffic: the epilogues and copies
   // the main row does not show (a fused GELU, a padded input's copy).
-  double sums[10] = {};
+  constexpr int kSums = kProgramSymbolWidth - 26;
+  double sums[kSums] = {};
   for (const BufferSymbols& r : estimate.symbols.rows) {
     const double each[] = {r.issue_statements, r.issue_loads,           r.issue_gathered_lanes,
                            r.issue_stores,     r.issue_loop_iterations, r.issue_l1_lines,
                            r.issue_l2_lines,   r.issue_dram_elements,   r.s5_global_elements,
                            r.s8_total_flops};
-    static_assert(sizeof(each) / sizeof(each[0]) == 10);
-    for (int i = 0; i < 10; ++i) sums[i] += each[i];
+    static_assert(sizeof(each) / sizeof(each[0]) == kSums);
+    for (int i = 0; i < kSums; ++i) sums[i] += each[i];
   }
-  for (int i = 0; i < 10; ++i) v[26 + i] = Log2p(sums[i]);
-  static_assert(26 + 10 == kProgramSymbolWidth);
+  for (int i = 0; i < kSums; ++i) v[26 + i] = Log2p(sums[i]);
   return v;
 }
 
