@@ -38,6 +38,14 @@ double RegionFootprints::bytes(const StoreAccesses& accesses, int level) const {
 CacheTraffic MissTraffic(const StoreSite& site, const StoreAccesses& accesses,
                          const RegionFootprints& footprints, double capacity_bytes,
                          const std::vector<bool>& resident) {
+  return MissTraffic(site, accesses, footprints, capacity_bytes, resident,
+                     [](int) { return true; });
+}
+
+CacheTraffic MissTraffic(const StoreSite& site, const StoreAccesses& accesses,
+                         const RegionFootprints& footprints, double capacity_bytes,
+                         const std::vector<bool>& resident,
+                         absl::FunctionRef<bool(int level)> also_fits) {
   const int num_groups = static_cast<int>(accesses.groups().size());
   const int n = footprints.num_levels();
   CacheTraffic out;
@@ -45,6 +53,10 @@ CacheTraffic MissTraffic(const StoreSite& site, const StoreAccesses& accesses,
   // Walk outward while one iteration of loop l (loops l+1 .. n-1) fits.
   out.level = n;
   while (out.level > 0 && footprints.bytes(accesses, out.level) <= capacity_bytes) --out.level;
+  // Then inward while the second test fails. Both tests fail at every level
+  // outside one where they fail (an outer level's regions hold the inner
+  // ones), so where the bytes fit this is one call of `also_fits`.
+  while (out.level < n && !also_fits(out.level + 1)) ++out.level;
   double repeats = 1;
   for (int l = 0; l < out.level; ++l) repeats *= static_cast<double>(site.loops[l].extent);
   for (int g = 0; g < num_groups; ++g) {

@@ -13,6 +13,7 @@
 
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "common/analysis/store_walk.h"
 #include "common/features/loop_touches.h"
 #include "common/features/store_accesses.h"
@@ -62,6 +63,12 @@ struct CacheTraffic {
 CacheTraffic MissTraffic(const StoreSite& site, const StoreAccesses& accesses,
                          const RegionFootprints& footprints, double capacity_bytes,
                          const std::vector<bool>& resident);
+// The same with a second test of each level whose bytes fit: `also_fits`
+// (e.g. the L1's sets, set_conflicts.h).
+CacheTraffic MissTraffic(const StoreSite& site, const StoreAccesses& accesses,
+                         const RegionFootprints& footprints, double capacity_bytes,
+                         const std::vector<bool>& resident,
+                         absl::FunctionRef<bool(int level)> also_fits);
 
 }  // namespace pruner
 

@@ -78,7 +78,9 @@
 //     (14 accumulators, each updated 36 times in a row) is bound by that
 //     latency however few loads it issues.
 //   l1 / l2 lines: the S5 capacity model at the L1 and at the L2 capacity,
-//     in cache lines (CacheLines).
+//     in cache lines (CacheLines); at the L1 a level is kept only where no
+//     group's region crowds one of its sets past the ways (rows a multiple
+//     of 4 KiB apart; set_conflicts.h).
 //   dram elements: the S5 capacity model at the shared L3's capacity (all
 //     of S5 without an L3).
 //
@@ -96,6 +98,7 @@
 #include <algorithm>
 
 #include "common/analysis/cache_traffic.h"
+#include "common/analysis/set_conflicts.h"
 #include "common/analysis/store_symbols.h"
 #include "common/analysis/transfer_run.h"
 #include "common/ir/expr.h"
@@ -460,13 +463,16 @@ BufferSymbols CpuStoreSymbols(const StoreSite& site, const StoreAccesses& access
 
   // A buffer the nest allocates itself that fits the cache is never fetched.
   std::vector<bool>& resident = scratch->resident;
-  auto traffic_past = [&](int64_t capacity_bytes) {
+  auto traffic_past = [&](
+                          int64_t capacity_bytes,
+                          absl::FunctionRef<bool(int level)> also_fits = [](int) { return true; }) {
     resident.assign(groups.size(), false);
     for (size_t g = 0; g < groups.size(); ++g) {
       const Buffer& b = program.buffer(groups[g].buffer);
       resident[g] = b.attached && b.bytes() <= capacity_bytes;
     }
-    return MissTraffic(site, accesses, footprints, static_cast<double>(capacity_bytes), resident);
+    return MissTraffic(site, accesses, footprints, static_cast<double>(capacity_bytes), resident,
+                       also_fits);
   };
   const CacheTraffic traffic = traffic_past(machine.l2_cache_bytes);
   s.s5_global_elements = traffic.elements;
@@ -483,7 +489,12 @@ BufferSymbols CpuStoreSymbols(const StoreSite& site, const StoreAccesses& access
                               ? traffic_past(machine.l3_cache_bytes).elements
                               : s.s5_global_elements;
 
-  const CacheTraffic l1_traffic = traffic_past(machine.l1_cache_bytes);
+  // The L1 keeps a level's regions only where their rows do not crowd a
+  // few of its sets (set_conflicts.h).
+  const CacheSets l1_sets = PageIndexedSets(machine.l1_cache_bytes, machine.transaction_bytes);
+  const CacheTraffic l1_traffic = traffic_past(machine.l1_cache_bytes, [&](int level) {
+    return RegionsFitSets(site, accesses, level, l1_sets, &scratch->ranges, &scratch->sets);
+  });
   FetchedRuns(site, accesses, l1_traffic, scratch);
   s.issue_l1_lines = CacheLines(accesses, l1_traffic, scratch->runs, machine);
   return s;

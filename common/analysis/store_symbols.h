@@ -9,6 +9,7 @@
 #include "common/analysis/analyzer_options.h"
 #include "common/analysis/cache_traffic.h"
 #include "common/analysis/machine_params.h"
+#include "common/analysis/set_conflicts.h"
 #include "common/analysis/store_walk.h"
 #include "common/analysis/symbols.h"
 #include "common/features/op_counts.h"
@@ -27,6 +28,7 @@ struct SymbolScratch {
   std::vector<Interval> ranges;  // one zero interval per program variable
   std::vector<bool> resident;
   std::vector<double> runs;  // per access group: contiguous bytes at a reuse level
+  SetScratch sets;
   RegionFootprints footprints;
 };
 

@@ -85,6 +85,16 @@ std::string ProgramSymbols::ToString(const Program& program) const {
         r.s4_l1_parallel, r.s5_global_elements, r.s6_l2_parallel, r.s7_transfer_bytes,
         r.s8_total_flops, r.reuse_flops, r.reuse_elements, r.shared_fetch_elements,
         r.register_tile_outputs, r.vthreads);
+    // The issue model's inputs: what a CPU estimate is made of.
+    if (target == DeviceKind::kCpu) {
+      absl::StrAppendFormat(
+          &out,
+          "  issue: lanes=%g ops=%g statements=%g loads=%g gathered=%g stores=%g loops=%g "
+          "chain_steps=%g l1_lines=%g l2_lines=%g dram=%g\n",
+          r.issue_lanes, r.issue_float_ops, r.issue_statements, r.issue_loads,
+          r.issue_gathered_lanes, r.issue_stores, r.issue_loop_iterations, r.issue_chain_steps,
+          r.issue_l1_lines, r.issue_l2_lines, r.issue_dram_elements);
+    }
   }
   return out;
 }

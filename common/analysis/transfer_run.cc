@@ -4,21 +4,26 @@
 #include <limits>
 
 namespace pruner {
-namespace {
 
-// Sets the range of `loop`'s variable to the loop's first `count` values.
-void Open(const LoopInfo& loop, int64_t count, std::vector<Interval>* ranges) {
+void OpenLoop(const LoopInfo& loop, int64_t count, std::vector<Interval>* ranges) {
   if (loop.var >= 0 && static_cast<size_t>(loop.var) < ranges->size()) {
     (*ranges)[loop.var] = {0, std::max<int64_t>(count, 1) - 1};
   }
 }
 
-void Close(const LoopInfo& loop, std::vector<Interval>* ranges) { Open(loop, 1, ranges); }
+void CloseLoop(const LoopInfo& loop, std::vector<Interval>* ranges) { OpenLoop(loop, 1, ranges); }
+
+Interval RegionDimBounds(const StoreAccesses& accesses, const AccessGroup& group, int instance,
+                         int d, const std::vector<Interval>& ranges) {
+  return EvalInterval(*accesses.dim(group, instance, d).index, ranges);
+}
+
+namespace {
 
 // Extent of the interval of `instance`'s dimension d under `ranges`.
 int64_t DimExtent(const StoreAccesses& accesses, const AccessGroup& group, int instance, int d,
                   const std::vector<Interval>& ranges) {
-  const Interval b = EvalInterval(*accesses.dim(group, instance, d).index, ranges);
+  const Interval b = RegionDimBounds(accesses, group, instance, d, ranges);
   return b.hi - b.lo + 1;
 }
 
@@ -42,12 +47,12 @@ double WarpTransferBytes(const StoreSite& site, const StoreAccesses& accesses,
   for (const auto& [loop, count] : lanes) moved = moved || accesses.Uses(group, loop->var);
   if (!moved) return kBroadcastTransfer;
 
-  for (const auto& [loop, count] : lanes) Open(*loop, count, ranges);
+  for (const auto& [loop, count] : lanes) OpenLoop(*loop, count, ranges);
   int64_t run = std::numeric_limits<int64_t>::max();
   for (int i = 0; i < group.num_instances; ++i) {
     run = std::min(run, DimExtent(accesses, group, i, group.num_dims - 1, *ranges));
   }
-  for (const auto& [loop, count] : lanes) Close(*loop, ranges);
+  for (const auto& [loop, count] : lanes) CloseLoop(*loop, ranges);
   return static_cast<double>(std::max<int64_t>(run, 1)) * group.elem_bytes;
 }
 
@@ -56,7 +61,7 @@ double RegionRunBytes(const StoreSite& site, const StoreAccesses& accesses,
   if (group.num_dims == 0 || group.num_instances == 0) return kBroadcastTransfer;
   const std::vector<int64_t>& shape = site.program->buffer(group.buffer).shape;
   const int n = static_cast<int>(site.loops.size());
-  for (int l = level; l < n; ++l) Open(site.loops[l], site.loops[l].extent, ranges);
+  for (int l = level; l < n; ++l) OpenLoop(site.loops[l], site.loops[l].extent, ranges);
   int64_t run = std::numeric_limits<int64_t>::max();
   for (int i = 0; i < group.num_instances; ++i) {
     int64_t instance_run = 1;
@@ -68,7 +73,7 @@ double RegionRunBytes(const StoreSite& site, const StoreAccesses& accesses,
     }
     run = std::min(run, instance_run);
   }
-  for (int l = level; l < n; ++l) Close(site.loops[l], ranges);
+  for (int l = level; l < n; ++l) CloseLoop(site.loops[l], ranges);
   return static_cast<double>(std::max<int64_t>(run, 1)) * group.elem_bytes;
 }
 

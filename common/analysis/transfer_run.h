@@ -19,6 +19,15 @@ namespace pruner {
 // serves them all, so there is nothing to penalize.
 inline constexpr double kBroadcastTransfer = -1;
 
+// Sets the range of `loop`'s variable to the loop's first `count` values
+// (CloseLoop: back to its first value alone), so that EvalInterval gives an
+// access's region while the opened loops run.
+void OpenLoop(const LoopInfo& loop, int64_t count, std::vector<Interval>* ranges);
+void CloseLoop(const LoopInfo& loop, std::vector<Interval>* ranges);
+// The interval of `instance`'s dimension d under `ranges`.
+Interval RegionDimBounds(const StoreAccesses& accesses, const AccessGroup& group, int instance,
+                         int d, const std::vector<Interval>& ranges);
+
 // GPU: bytes of the innermost dimension that the first warp touches in one
 // access: the extent of that dimension's index while threadIdx.x runs over
 // 0..min(extent, warp_size)-1 and every vectorized loop over its range.

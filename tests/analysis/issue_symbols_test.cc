@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/analysis/machine_params.h"
+#include "common/analysis/set_conflicts.h"
 #include "common/analysis/symbol_analyzer.h"
 #include "common/analysis/symbols.h"
 #include "common/device/thread_limit.h"
@@ -484,6 +485,37 @@ TEST(IssueSymbols, ColumnWalkPaysALinePerElement) {
   SCOPED_TRACE(rows.program.ToString());
   ASSERT_EQ(rows.estimate.symbols.rows.size(), 1u);
   EXPECT_DOUBLE_EQ(rows.estimate.symbols.rows[0].issue_l1_lines, 64.0 * (256 + 16384 + 4));
+}
+
+// The L1's sets (set_conflicts.h): 32 KiB of 8 ways over 64 sets, indexed
+// within a 4 KiB page. The naive nest (i, j, k) of M = 4, K = 64 walks a
+// column of B; with N = 1,008 its 64 elements are 4,032 bytes apart, one
+// line in each set, so one run of k fits and the next j finds the lines
+// again: a run of j, k (B's 64 x 1,008 box does not fit) is fetched once
+// per i: A's row in 4 lines, B in 64 rows of 63 lines, C's row in 63. With
+// N = 1,024 the column's lines are 4 KiB apart, all 64 in one 8-way set:
+// they do not stay for the next j, and each (i, j) fetches its run of k
+// again: 4 + 64 + 1 lines.
+TEST(IssueSymbols, RowsAPageApartCrowdOneL1Set) {
+  Analyzed spread;
+  const BufferSymbols fits = NaiveMatmulRow("matmul:M=4,K=64,N=1008", &spread);
+  EXPECT_DOUBLE_EQ(fits.issue_l1_lines, 4.0 * (4 + 64 * 63 + 63));
+  Analyzed crowded;
+  const BufferSymbols conflicts = NaiveMatmulRow("matmul:M=4,K=64,N=1024", &crowded);
+  EXPECT_DOUBLE_EQ(conflicts.issue_l1_lines, 4.0 * 1024 * (4 + 64 + 1));
+  // The L2 has no sets in the model (it is indexed by physical addresses,
+  // and pages land anywhere): both keep all of A, B and C, fetched once.
+  EXPECT_DOUBLE_EQ(fits.issue_l2_lines, 16 + 64 * 63 + 4 * 63);
+  EXPECT_DOUBLE_EQ(conflicts.issue_l2_lines, 16 + 64 * 64 + 4 * 64);
+}
+
+TEST(IssueSymbols, L1SetsComeFromThePage) {
+  const CacheSets epyc = PageIndexedSets(32 * 1024, 64);
+  EXPECT_EQ(epyc.sets, 64);
+  EXPECT_EQ(epyc.ways, 8);
+  const CacheSets xeon = PageIndexedSets(48 * 1024, 64);
+  EXPECT_EQ(xeon.sets, 64);
+  EXPECT_EQ(xeon.ways, 12);
 }
 
 }  // namespace
