@@ -9,7 +9,8 @@ namespace {
 
 // Regions with more lines than this (twice what a 32 KiB L1 holds) are
 // judged by their lines per set on average, which the hottest set holds at
-// least: enumerating them would cost more than the rest of the analysis.
+// least (16 or more on 64 sets, past the ways of any L1 up to 64 KiB), as
+// enumerating them would cost more than the rest of the analysis.
 constexpr int64_t kMaxEnumeratedLines = 1 << 10;
 
 // The largest number of `group`'s lines that map to one set while the
@@ -47,8 +48,9 @@ int64_t HottestSetLines(const StoreSite& site, const StoreAccesses& accesses,
   if (rows * lines_per_row > kMaxEnumeratedLines) {
     return rows * ((row_bytes + line - 1) / line) / cache.sets;
   }
-  for (int d = dims - 2; d >= 0; --d)
+  for (int d = dims - 2; d >= 0; --d) {
     stride[d] = stride[d + 1] * std::max<int64_t>(shape[d + 1], 1);
+  }
   std::vector<int64_t>& lines = scratch->lines;
   std::vector<int64_t>& index = scratch->index;
   lines.clear();
