@@ -37,13 +37,6 @@ double RegionFootprints::bytes(const StoreAccesses& accesses, int level) const {
 
 CacheTraffic MissTraffic(const StoreSite& site, const StoreAccesses& accesses,
                          const RegionFootprints& footprints, double capacity_bytes,
-                         const std::vector<bool>& resident) {
-  return MissTraffic(site, accesses, footprints, capacity_bytes, resident,
-                     [](int) { return true; });
-}
-
-CacheTraffic MissTraffic(const StoreSite& site, const StoreAccesses& accesses,
-                         const RegionFootprints& footprints, double capacity_bytes,
                          const std::vector<bool>& resident,
                          absl::FunctionRef<bool(int level)> also_fits) {
   const int num_groups = static_cast<int>(accesses.groups().size());

@@ -60,15 +60,12 @@ struct CacheTraffic {
 // `resident[g]`: group g is a small buffer the nest allocates itself and
 // that fits in the cache (a cache-write tile): it is never fetched, only
 // counted in the working set.
-CacheTraffic MissTraffic(const StoreSite& site, const StoreAccesses& accesses,
-                         const RegionFootprints& footprints, double capacity_bytes,
-                         const std::vector<bool>& resident);
-// The same with a second test of each level whose bytes fit: `also_fits`
-// (e.g. the L1's sets, set_conflicts.h).
-CacheTraffic MissTraffic(const StoreSite& site, const StoreAccesses& accesses,
-                         const RegionFootprints& footprints, double capacity_bytes,
-                         const std::vector<bool>& resident,
-                         absl::FunctionRef<bool(int level)> also_fits);
+// `also_fits`: a second test of each level whose bytes fit (the L1's sets,
+// set_conflicts.h); by default every such level fits.
+CacheTraffic MissTraffic(
+    const StoreSite& site, const StoreAccesses& accesses, const RegionFootprints& footprints,
+    double capacity_bytes, const std::vector<bool>& resident,
+    absl::FunctionRef<bool(int level)> also_fits = [](int) { return true; });
 
 }  // namespace pruner
 

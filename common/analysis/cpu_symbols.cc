@@ -463,16 +463,17 @@ BufferSymbols CpuStoreSymbols(const StoreSite& site, const StoreAccesses& access
 
   // A buffer the nest allocates itself that fits the cache is never fetched.
   std::vector<bool>& resident = scratch->resident;
-  auto traffic_past = [&](
-                          int64_t capacity_bytes,
-                          absl::FunctionRef<bool(int level)> also_fits = [](int) { return true; }) {
+  auto resident_at = [&](int64_t capacity_bytes) -> const std::vector<bool>& {
     resident.assign(groups.size(), false);
     for (size_t g = 0; g < groups.size(); ++g) {
       const Buffer& b = program.buffer(groups[g].buffer);
       resident[g] = b.attached && b.bytes() <= capacity_bytes;
     }
-    return MissTraffic(site, accesses, footprints, static_cast<double>(capacity_bytes), resident,
-                       also_fits);
+    return resident;
+  };
+  auto traffic_past = [&](int64_t capacity_bytes) {
+    return MissTraffic(site, accesses, footprints, static_cast<double>(capacity_bytes),
+                       resident_at(capacity_bytes));
   };
   const CacheTraffic traffic = traffic_past(machine.l2_cache_bytes);
   s.s5_global_elements = traffic.elements;
@@ -492,9 +493,11 @@ BufferSymbols CpuStoreSymbols(const StoreSite& site, const StoreAccesses& access
   // The L1 keeps a level's regions only where their rows do not crowd a
   // few of its sets (set_conflicts.h).
   const CacheSets l1_sets = PageIndexedSets(machine.l1_cache_bytes, machine.transaction_bytes);
-  const CacheTraffic l1_traffic = traffic_past(machine.l1_cache_bytes, [&](int level) {
-    return RegionsFitSets(site, accesses, level, l1_sets, &scratch->ranges, &scratch->sets);
-  });
+  const CacheTraffic l1_traffic = MissTraffic(
+      site, accesses, footprints, static_cast<double>(machine.l1_cache_bytes),
+      resident_at(machine.l1_cache_bytes), [&](int level) {
+        return RegionsFitSets(site, accesses, level, l1_sets, &scratch->ranges, &scratch->sets);
+      });
   FetchedRuns(site, accesses, l1_traffic, scratch);
   s.issue_l1_lines = CacheLines(accesses, l1_traffic, scratch->runs, machine);
   return s;
