@@ -421,7 +421,8 @@ int main(int argc, char** argv) {
       "the workload (key or name) whose schedules --dump-sources writes");
   app.add_option("--dump-sources", flags.dump_sources,
                  "write DIR/j<index>.cc, the C++ source (the g++ backend's) of every schedule of "
-                 "the workload --dump-sources-of names, with its measured latency")
+                 "the workload --dump-sources-of names, with its measured latency, and "
+                 "DIR/j<index>.s, the LLVM backend's assembly for the records' ISA level")
       ->needs(sources_of);
   app.add_flag("--skip-models", flags.skip_models, "no learned-model metrics");
   app.add_option("--dump-scores", flags.dump_scores,

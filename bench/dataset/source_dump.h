@@ -3,7 +3,9 @@
 // with its measured latency in a comment and the Symbol Analyzer's rows
 // (default constants) at its end: what a developer compiles with `g++ -S`
 // to see the code a g++-built dataset timed, when the analyzer disagrees
-// with it.
+// with it; and beside it the LLVM backend's assembly for the records' ISA
+// level (what an LLVM-built dataset timed), to read its loads, spills and
+// FMAs.
 #ifndef PRUNER_BENCH_DATASET_SOURCE_DUMP_H_
 #define PRUNER_BENCH_DATASET_SOURCE_DUMP_H_
 
@@ -15,9 +17,10 @@
 
 namespace pruner::dataset {
 
-// Writes DIR/j<index>.cc for each schedule of the workload whose key or
-// name is `workload` (indices as in --dump-lse's `j` column). NotFound
-// when no workload matches; Unavailable when a file cannot be written.
+// Writes DIR/j<index>.cc and DIR/j<index>.s for each schedule of the
+// workload whose key or name is `workload` (indices as in --dump-lse's `j`
+// column). NotFound when no workload matches; Unavailable when a file
+// cannot be written.
 absl::Status DumpWorkloadSources(const ReplayedDataset& data, const DeviceProfile& device,
                                  const std::string& workload, const std::string& dir);
 

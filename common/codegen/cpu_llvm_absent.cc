@@ -24,6 +24,10 @@ absl::StatusOr<std::string> CpuProgramLlvmIr(const Program&, const LlvmCpuTarget
   return NoLlvm();
 }
 
+absl::StatusOr<std::string> CpuProgramLlvmAssembly(const Program&, const LlvmCpuTarget&) {
+  return NoLlvm();
+}
+
 JitCpuKernel::~JitCpuKernel() = default;
 
 absl::StatusOr<std::shared_ptr<const JitCpuKernel>> LoadCpuObject(const LlvmCpuObject&) {

@@ -24,7 +24,6 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -1060,15 +1059,9 @@ absl::StatusOr<LlvmCpuObject> CompileCpuProgramLlvm(const Program& program,
   OptimizeCpuModule(*module, resolved.machine.get(), target.opt_level, Pipeline(target));
   object.optimize_seconds = SecondsSince(optimize_start);
   const auto codegen_start = std::chrono::steady_clock::now();
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager codegen;
-  if (resolved.machine->addPassesToEmitFile(codegen, os, nullptr, llvm::CGFT_ObjectFile)) {
-    return absl::InternalError("LLVM cannot emit object files for this target");
-  }
-  codegen.run(*module);
+  PRUNER_ASSIGN_OR_RETURN(object.object,
+                          EmitMachineCode(*module, *resolved.machine, llvm::CGFT_ObjectFile));
   object.codegen_seconds = SecondsSince(codegen_start);
-  object.object.assign(buffer.begin(), buffer.end());
   object.compile_seconds = SecondsSince(start);
   return object;
 }
@@ -1084,6 +1077,16 @@ absl::StatusOr<std::string> CpuProgramLlvmIr(const Program& program, const LlvmC
   llvm::raw_string_ostream os(text);
   module->print(os, nullptr);
   return os.str();
+}
+
+absl::StatusOr<std::string> CpuProgramLlvmAssembly(const Program& program,
+                                                   const LlvmCpuTarget& target) {
+  PRUNER_ASSIGN_OR_RETURN(ResolvedCpuTarget resolved, ResolveCpuTarget(target));
+  llvm::LLVMContext ctx;
+  PRUNER_ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> module,
+                          EmitModule(program, CpuKernelSymbol(program), resolved, ctx));
+  OptimizeCpuModule(*module, resolved.machine.get(), target.opt_level, Pipeline(target));
+  return EmitMachineCode(*module, *resolved.machine, llvm::CGFT_AssemblyFile);
 }
 
 }  // namespace pruner

@@ -87,6 +87,12 @@ absl::StatusOr<LlvmCpuObject> CompileCpuProgramLlvm(const Program& program,
 absl::StatusOr<std::string> CpuProgramLlvmIr(const Program& program, const LlvmCpuTarget& target,
                                              bool optimized);
 
+// The machine code CompileCpuProgramLlvm builds, as assembly text (AT&T
+// syntax): what a developer reads to see which loads, spills and FMAs a
+// schedule became.
+absl::StatusOr<std::string> CpuProgramLlvmAssembly(const Program& program,
+                                                   const LlvmCpuTarget& target);
+
 }  // namespace pruner
 
 #endif  // PRUNER_COMMON_CODEGEN_CPU_LLVM_CODEGEN_H_

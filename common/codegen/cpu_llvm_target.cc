@@ -9,11 +9,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/Host.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetOptions.h"
 
 namespace pruner {
@@ -84,6 +87,18 @@ absl::StatusOr<ResolvedCpuTarget> ResolveCpuTarget(const LlvmCpuTarget& target) 
     return absl::InternalError(absl::StrCat("LLVM could not make a target machine for ", out.cpu));
   }
   return out;
+}
+
+absl::StatusOr<std::string> EmitMachineCode(llvm::Module& module, llvm::TargetMachine& machine,
+                                            llvm::CodeGenFileType file_type) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, os, nullptr, file_type)) {
+    return absl::InternalError("LLVM cannot emit machine code of this kind for this target");
+  }
+  codegen.run(module);
+  return std::string(buffer.begin(), buffer.end());
 }
 
 }  // namespace pruner

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/codegen/cpu_llvm_codegen.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
 
 namespace pruner {
@@ -24,6 +25,11 @@ struct ResolvedCpuTarget {
 // x86-64 CPUs LLVM knows (InvalidArgument otherwise: other ISAs stay on the
 // g++ path).
 absl::StatusOr<ResolvedCpuTarget> ResolveCpuTarget(const LlvmCpuTarget& target);
+
+// The machine code of a module ready for the target: an ELF object
+// (llvm::CGFT_ObjectFile) or assembly text (llvm::CGFT_AssemblyFile).
+absl::StatusOr<std::string> EmitMachineCode(llvm::Module& module, llvm::TargetMachine& machine,
+                                            llvm::CodeGenFileType file_type);
 
 }  // namespace pruner
 

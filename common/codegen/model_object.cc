@@ -7,9 +7,7 @@
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace pruner {
 namespace {
@@ -62,14 +60,7 @@ absl::StatusOr<std::string> EmitModelDataObject(const ModelData& data,
               llvm::ConstantArray::get(llvm::ArrayType::get(ptr, kernels.size()), kernels), 8);
   AddInt64(m, "pruner_model_num_kernels", static_cast<int64_t>(data.kernel_symbols.size()));
 
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager codegen;
-  if (resolved.machine->addPassesToEmitFile(codegen, os, nullptr, llvm::CGFT_ObjectFile)) {
-    return absl::InternalError("LLVM cannot emit object files for this target");
-  }
-  codegen.run(m);
-  return std::string(buffer.begin(), buffer.end());
+  return EmitMachineCode(m, *resolved.machine, llvm::CGFT_ObjectFile);
 }
 
 }  // namespace pruner

@@ -69,6 +69,23 @@ TEST(CpuLlvmIr, VectorizedLoopBecomesVectorsOfItsWidth) {
   EXPECT_TRUE(absl::StrContains(*ir, "\"prefer-vector-width\"=\"512\"")) << *ir;
 }
 
+// The assembly is the object's machine code as text: the kernel's symbol,
+// and a 16-lane relu as zmm maxima, with no scalar fallback.
+TEST(CpuLlvmAssembly, SaysWhatTheObjectIsMadeOf) {
+  LlvmCpuTarget target;
+  target.cpu = "skylake-avx512";
+  const Program program = VectorizedRelu();
+  absl::StatusOr<std::string> assembly = CpuProgramLlvmAssembly(program, target);
+  ASSERT_TRUE(assembly.ok()) << assembly.status();
+  EXPECT_TRUE(absl::StrContains(*assembly, CpuKernelSymbol(program) + ":")) << *assembly;
+  EXPECT_TRUE(absl::StrContains(*assembly, "vmaxps")) << *assembly;
+  EXPECT_TRUE(absl::StrContains(*assembly, "%zmm")) << *assembly;
+  EXPECT_FALSE(absl::StrContains(*assembly, "vmaxss")) << *assembly;
+
+  target.cpu = "not-a-cpu";
+  EXPECT_FALSE(CpuProgramLlvmAssembly(program, target).ok());
+}
+
 TEST(CpuLlvmIr, GuardedLanesUseMaskedAccesses) {
   // 30 columns split by 16: the second chunk's last two lanes are past the
   // row, so the guard becomes a mask and the accesses masked ones.
