@@ -151,14 +151,16 @@ TEST(IssueSymbols, UnrolledContiguousTileIsSlpVectorized) {
 
 // Chain steps: an update's statements over the accumulators its body
 // interleaves, the FMAs that wait for the one before. The register tile's
-// 2 (i.3, inside k.1) halve its 4096 x 16; the naive reduction loop has
-// one accumulator, so all 1024 statements chain; the SLP-packed tile's 8
-// vectors divide by 8; an element-wise store updates nothing. Each step
-// costs chain_step cycles (1 by default).
+// 2 (i.3, inside k.1) halve its 4096 x 16, and its machine loop j.2 moves
+// the accumulators, so its 2 iterations run side by side: / 2 again. The
+// naive reduction loop has one accumulator, so all 1024 statements chain;
+// the SLP-packed tile's 8 vectors divide by 8 (its machine loop k.1 sums
+// into them, so nothing overlaps); an element-wise store updates nothing.
+// Each step costs chain_step cycles (1 by default).
 TEST(IssueSymbols, ReductionStatementsChainOnTheirAccumulators) {
   const Analyzed tiled = Analyze("matmul:M=64,K=64,N=64", testing::CpuMatmulSteps(64, 64, 64));
   EXPECT_DOUBLE_EQ(RowOf(tiled.program, tiled.estimate.symbols, "matmul.local").issue_chain_steps,
-                   4096.0 * 16 / 2);
+                   4096.0 * 16 / 2 / 2);
   Analyzed naive;
   EXPECT_DOUBLE_EQ(NaiveMatmulRow("matmul:M=4,K=64,N=4", &naive).issue_chain_steps, 1024);
   const Analyzed slp = Analyze("matmul:M=64,K=64,N=64", kScalarTileSteps);
@@ -193,6 +195,29 @@ TEST(IssueSymbols, ReductionStatementsChainOnTheirAccumulators) {
       testing::AnalyzeSteps("matmul:M=4,K=64,N=4", "", testing::HandCpu(), priced);
   EXPECT_NEAR(naive_priced.estimate.latency_s - naive.estimate.latency_s,
               (4.0 - CpuIssueConstants{}.chain_step) * 1024 / 3e9, 1e-15);
+}
+
+// One 8-lane accumulator per row over 128 rows (i.2, the machine loop M),
+// 4 k-steps (k.1, unrolled) into each: 4 chained FMAs per iteration, but
+// the rows are independent, so the core overlaps 256 / (instructions per
+// iteration) of them. Per iteration: 4 statements, 4 broadcasts of A; B's
+// 4 vectors do not move with i.2 and stay in registers (loaded once per
+// run of it, 16 runs).
+TEST(IssueSymbols, ChainsOfIndependentRowsOverlap) {
+  const Analyzed a = Analyze("matmul:M=128,K=64,N=8",
+                             "SP 2 0 128 [1,128,1]; SP 2 4 8 [1,1,8]; SP 2 8 64 [4]; "
+                             "RE 2 [0,4,1,5,8,2,6,9,3,7]; AN 2 9 vectorize; "
+                             "PR 2 0 auto_unroll_max_step$64");
+  SCOPED_TRACE(a.program.ToString() + a.estimate.ToString(a.program));
+  ASSERT_EQ(a.estimate.symbols.rows.size(), 1u);
+  const BufferSymbols& c = a.estimate.symbols.rows[0];
+  ExpectIssueCounts(c, {.lanes = 8,
+                        .statements = 16.0 * 128 * 4,
+                        .loop_iterations = 16.0 * 128,
+                        .loads = 16.0 * 128 * 4 + 16.0 * 4,
+                        .stores = 16.0 * 128});
+  const double per_iteration = (8192.0 + 8256.0) / 2048;  // about 8 instructions
+  EXPECT_DOUBLE_EQ(c.issue_chain_steps, 8192.0 / (256 / per_iteration));
 }
 
 // A parallel loop divides the row's cycles over the cores its kernel runs
