@@ -6,18 +6,12 @@
 import sys
 
 from dump_scores import Scores
+from script_args import take_option
 
 args = sys.argv[1:]
-def option(name, default):
-    if name not in args:
-        return default
-    i = args.index(name)
-    value = args[i + 1]
-    del args[i:i + 2]
-    return value
-split = option('--split', 'workloads')
-fraction = float(option('--fraction', '1'))
-top = int(option('--top', '10'))
+split = take_option(args, '--split', 'workloads')
+fraction = float(take_option(args, '--fraction', '1'))
+top = int(take_option(args, '--top', '10'))
 if len(args) != 2:
     sys.exit(__doc__ or "usage: largest_losses.py SCORES.tsv MODEL [--split S] [--fraction F] [--top N]")
 path, model = args

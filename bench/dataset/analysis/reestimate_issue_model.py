@@ -14,21 +14,16 @@
 import math, sys
 from collections import defaultdict
 
+from script_args import take_option
+
 args = sys.argv[1:]
-def option(name, default):
-    if name not in args:
-        return default
-    i = args.index(name)
-    value = args[i + 1]
-    del args[i:i + 2]
-    return value
 constants = dict(load=1, gather=1, store=2 / 3, loop=0.5, chain=1, s5=1 / 6, dram=1, l1=1, l2=0)
-for pair in option('--constants', '').split():
+for pair in take_option(args, '--constants', '').split():
     name, value = pair.split('=')
     if name not in constants:
         sys.exit(f'unknown constant {name}: one of {", ".join(constants)}')
     constants[name] = float(value)
-combine = option('--combine', 'sum')
+combine = take_option(args, '--combine', 'sum')
 check = '--check' in args
 if check:
     args.remove('--check')
