@@ -26,7 +26,7 @@ int RunCalibrate(const CalibrateCommand& c) {
   options.threads = c.threads;
   options.codegen = c.records_codegen;
   std::printf("counting the code of %s (--records-codegen)\n",
-              options.codegen == CpuCodegen::kGcc ? "g++" : "the LLVM backend");
+              options.codegen == CpuBackend::kGcc ? "g++" : "the LLVM backend");
   auto cal = CalibrateDraft(**store, *device, c.device, options);
   if (!cal.ok()) return FailCommand(cal.status());
   std::printf("%lld schedules of %d workloads (%lld records measured on a busy host left out, "

@@ -17,7 +17,7 @@ struct CalibrateCommand {
   int folds = 2;         // held-out report; 1: none
   bool dry_run = false;  // report only, store nothing
   int threads = 0;
-  CpuCodegen records_codegen = CpuCodegen::kLlvm;  // whose code the records timed
+  CpuBackend records_codegen = CpuBackend::kLlvm;  // whose code the records timed
 };
 
 int RunCalibrate(const CalibrateCommand& command);

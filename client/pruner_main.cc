@@ -532,10 +532,7 @@ int main(int argc, char** argv) {
                         "the compiler that built the records' kernels, whose code the draft "
                         "model counts: llvm (workers' default) or gcc (workers started with "
                         "--cpu-backend gcc, records measured before 2026-11-27)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, pruner::CpuCodegen>{{"llvm", pruner::CpuCodegen::kLlvm},
-                                                     {"gcc", pruner::CpuCodegen::kGcc}},
-          CLI::ignore_case));
+      ->transform(CLI::CheckedTransformer(pruner::BackendNames(), CLI::ignore_case));
 
   pruner::AddServiceCommands(&app, &service);
 

@@ -166,10 +166,10 @@ int Run(const Flags& flags) {
     settings.draws = flags.draws;
     settings.threads = flags.threads;
     settings.calibrate_folds = flags.calibrate_folds;
-    settings.codegen = flags.records_codegen == "gcc" ? CpuCodegen::kGcc : CpuCodegen::kLlvm;
+    settings.codegen = flags.records_codegen == "gcc" ? CpuBackend::kGcc : CpuBackend::kLlvm;
     if (!analyzer_device.IsGpu()) {
       std::printf("The issue model counts the code of %s (--records-codegen)\n",
-                  settings.codegen == CpuCodegen::kGcc ? "g++" : "the LLVM backend");
+                  settings.codegen == CpuBackend::kGcc ? "g++" : "the LLVM backend");
     }
     if (!flags.dump_sources.empty()) {
       const absl::Status dumped = DumpWorkloadSources(replayed, analyzer_device,

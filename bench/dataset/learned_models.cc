@@ -86,6 +86,16 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                    options.xgb.seed = settings.seed;
                    return MakeXgbModel(device, options);
                  }});
+  // The same learner with PaCM's analyzer vector on every row.
+  out.push_back({"xgb-sym",
+                 [=](const DeviceProfile& device, const std::set<std::string>&) {
+                   XgbModelOptions options;
+                   options.training = training;
+                   options.xgb.seed = settings.seed;
+                   options.analyzer_symbols = true;
+                   return MakeXgbModel(device, options);
+                 },
+                 /*on_request=*/true});
   // AutoTVM: the local rank model on loop-variable features, trained on the
   // other workloads' records (itervar rows mean different loops in other
   // nests: AutoTVM's own warning), and its transfer model on curve features.
@@ -127,6 +137,7 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
   //   pacm-sym    with the analyzer branch (pacm_network.h): the Symbol
   //               Analyzer's register tile, issued lanes and loads as a
   //               third input
+  //   pacm-sym-costw  pacm-sym with pacm-costw's list weights
   struct PaCMVariant {
     const char* name;
     bool per_workload_lists = true;
@@ -143,6 +154,9 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
       {.name = "pacm-costw", .list_weight_power = 0.5},
       {.name = "pacm-costw1", .list_weight_power = 1},
       {.name = "pacm-sym", .symbol_hidden = PaCMNetworkShape::kAnalyzerBranchWidth},
+      {.name = "pacm-sym-costw",
+       .list_weight_power = 0.5,
+       .symbol_hidden = PaCMNetworkShape::kAnalyzerBranchWidth},
   };
   for (const PaCMVariant& v : variants) {
     out.push_back({v.name,

@@ -104,7 +104,7 @@ struct LseSettings {
   // the workloads (workload i is in fold i % k) and add the held-out row.
   int calibrate_folds = 0;
   // CPUs: whose code the issue model counts (every variant and the fits).
-  CpuCodegen codegen = CpuCodegen::kLlvm;
+  CpuBackend codegen = CpuBackend::kLlvm;
 };
 
 // FailedPrecondition when the device profile lacks what the analyzer needs.

@@ -156,7 +156,7 @@ std::string AnalyzerOptions::Describe() const {
   if (cpu_issue_model) {
     absl::StrAppend(&out, " +cpu_issue_model");
     if (!(cpu_issue == CpuIssueConstants{})) absl::StrAppend(&out, "(", cpu_issue.ToString(), ")");
-    if (cpu_codegen == CpuCodegen::kGcc) absl::StrAppend(&out, " +gcc_code");
+    if (cpu_codegen == CpuBackend::kGcc) absl::StrAppend(&out, " +gcc_code");
   }
   if (cpu_fallback_gbps_per_core != paper.cpu_fallback_gbps_per_core) {
     absl::StrAppend(&out, " cpu_gbps_per_core=", cpu_fallback_gbps_per_core);

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "common/device/cpu_backend.h"
 
 namespace pruner {
 
@@ -97,23 +98,6 @@ struct CpuIssueConstants {
   static absl::StatusOr<CpuIssueConstants> Parse(std::string_view text);
 };
 
-// The compiler whose code a CPU estimate describes. The issue symbols count
-// what the emitted code does, and where the two backends' code differs in
-// a way that changes the ranking, they count each one's:
-// - a read in a select's arm (a padding copy's `in bounds ? in[i] : 0`) is
-//   a branch around a scalar load in LLVM's code (cpu_llvm_codegen.cc,
-//   Guarded), which LLVM's SLP vectorizer does not pack; g++ if-converts it
-//   into a load and a blend (cpu_codegen.h), which packs like any other row;
-// - g++ prefers 256-bit vectors on Intel's AVX-512 cores, splits a partial
-//   vector into halving pieces, and keeps a reduction's accumulators in
-//   registers only at constant addresses (cpu_symbols.cc says how each is
-//   counted; MachineParams holds the switches).
-enum class CpuCodegen {
-  kLlvm,  // the LLVM backend: the default since 2026-11-27
-  kGcc,   // the C++ source built by g++: --backend gcc, Arm workers, and
-          // every record measured before 2026-11-27 (the Xeon's dataset)
-};
-
 struct AnalyzerOptions {
   // Per-penalty switches, indexed by Penalty. A disabled penalty is 1.
   std::array<bool, kNumPenalties> penalties = {true, true, true, true, true, true};
@@ -161,8 +145,18 @@ struct AnalyzerOptions {
   // ranks our kernels barely better than chance (bench/README.md).
   bool cpu_issue_model = false;
   CpuIssueConstants cpu_issue;
-  // CPU only: whose code the issue symbols count (CpuCodegen above).
-  CpuCodegen cpu_codegen = CpuCodegen::kLlvm;
+  // CPU only: the compiler whose code the estimate describes. The issue symbols count
+  // what the emitted code does, and where the two backends' code differs in
+  // a way that changes the ranking, they count each one's:
+  // - a read in a select's arm (a padding copy's `in bounds ? in[i] : 0`) is
+  //   a branch around a scalar load in LLVM's code (cpu_llvm_codegen.cc,
+  //   Guarded), which LLVM's SLP vectorizer does not pack; g++ if-converts it
+  //   into a load and a blend (cpu_codegen.h), which packs like any other row;
+  // - g++ prefers 256-bit vectors on Intel's AVX-512 cores, splits a partial
+  //   vector into halving pieces, and keeps a reduction's accumulators in
+  //   registers only at constant addresses (cpu_symbols.cc says how each is
+  //   counted; MachineParams holds the switches).
+  CpuBackend cpu_codegen = CpuBackend::kLlvm;
 
   bool enabled(Penalty p) const {
     if (!penalties[static_cast<int>(p)]) return false;

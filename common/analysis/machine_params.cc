@@ -76,7 +76,7 @@ absl::StatusOr<MachineParams> ResolveCpu(const DeviceProfile& d, const AnalyzerO
   // Sapphire Rapids tunings set -mprefer-vector-width=256): a 16-lane loop
   // is two ymm instructions and the register file 32 registers of 8 lanes.
   // (g++ 12 builds an AMD EPYC's code with zmm.)
-  if (options.cpu_codegen == CpuCodegen::kGcc && d.vector_isa == "avx512f" &&
+  if (options.cpu_codegen == CpuBackend::kGcc && d.vector_isa == "avx512f" &&
       absl::StrContains(d.description, "Intel")) {
     m.l1_width = std::min(m.l1_width, 8);
   }
@@ -90,9 +90,9 @@ absl::StatusOr<MachineParams> ResolveCpu(const DeviceProfile& d, const AnalyzerO
   m.l2_units = cores;
   m.transaction_bytes = Known(d.cache_line_bytes, 64, "cache_line_bytes", &m.notes);
   m.clock_hz = Known(d.clock_mhz, 3000.0, "clock_mhz", &m.notes) * 1e6;
-  m.guarded_reads_branch = options.cpu_codegen == CpuCodegen::kLlvm;
-  m.promotes_moving_accumulators = options.cpu_codegen == CpuCodegen::kLlvm;
-  m.remainder_in_halving_vectors = options.cpu_codegen == CpuCodegen::kGcc;
+  m.guarded_reads_branch = options.cpu_codegen == CpuBackend::kLlvm;
+  m.promotes_moving_accumulators = options.cpu_codegen == CpuBackend::kLlvm;
+  m.remainder_in_halving_vectors = options.cpu_codegen == CpuBackend::kGcc;
   return m;
 }
 

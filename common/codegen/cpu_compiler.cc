@@ -17,16 +17,6 @@
 
 namespace pruner {
 
-const char* CpuBackendName(CpuBackend backend) {
-  return backend == CpuBackend::kLlvm ? "llvm" : "gcc";
-}
-
-std::optional<CpuBackend> ParseCpuBackend(std::string_view name) {
-  if (name == "llvm") return CpuBackend::kLlvm;
-  if (name == "gcc" || name == "g++") return CpuBackend::kGcc;
-  return std::nullopt;
-}
-
 namespace {
 
 // The part of a compiler log an error message carries: the end, where the

@@ -25,19 +25,11 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/codegen/cpu_codegen.h"
+#include "common/device/cpu_backend.h"
 
 namespace pruner {
 
 class JitCpuKernel;  // cpu_llvm_jit.h
-
-// Which code generator builds CPU kernels: LLVM in process
-// (cpu_llvm_codegen.h) or generated C++ built by a compiler process
-// (cpu_codegen.h, this file).
-enum class CpuBackend { kLlvm, kGcc };
-// "llvm", "gcc".
-const char* CpuBackendName(CpuBackend backend);
-// The inverse; std::nullopt for any other text.
-std::optional<CpuBackend> ParseCpuBackend(std::string_view name);
 
 // LLVM, except in builds without it (PRUNER_WORKER_ONLY: the cross-built
 // workers of edge boards), where every kernel goes through the compiler.

@@ -16,9 +16,14 @@ namespace pruner {
 struct XgbModelOptions {
   LearnedModelOptions training;  // warm-up, adaptive training, threads, seed
   XgbParams xgb;                 // upstream hyper-parameters by default
+  // Each statement row followed by the program's analyzer vector
+  // (pacm_symbols.h, PaCM's analyzer branch): what the Symbol Analyzer
+  // counts of the code, beside Ansor's rows, for a learner of another kind
+  // than PaCM's network. Off is Ansor's model.
+  bool analyzer_symbols = false;
 };
 
-// Name() is "xgb".
+// Name() is "xgb", or "xgb-sym" with analyzer_symbols.
 std::unique_ptr<CostModel> MakeXgbModel(const DeviceProfile& device,
                                         const XgbModelOptions& options = {});
 

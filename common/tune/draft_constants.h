@@ -51,7 +51,7 @@ struct DraftCalibrationOptions {
   // with --cpu-backend gcc (and of every record measured before
   // 2026-11-27). Jobs draft with the code of their own backend
   // (DraftAnalyzerOptions, strategy.h).
-  CpuCodegen codegen = CpuCodegen::kLlvm;
+  CpuBackend codegen = CpuBackend::kLlvm;
 };
 
 struct DraftCalibration {

@@ -177,8 +177,7 @@ absl::StatusOr<std::unique_ptr<CostModel>> MakeStrategyModel(const TuningOptions
 AnalyzerOptions DraftAnalyzerOptions(const TuningOptions& options,
                                      const CpuIssueConstants& draft_constants) {
   AnalyzerOptions analyzer = AnalyzerOptions::Calibrated(draft_constants);
-  analyzer.cpu_codegen =
-      options.measure.build.backend == CpuBackend::kGcc ? CpuCodegen::kGcc : CpuCodegen::kLlvm;
+  analyzer.cpu_codegen = options.measure.build.backend;
   return analyzer;
 }
 

@@ -27,7 +27,7 @@ Analyzed Analyze(const std::string& spec, const std::string& steps) {
 // The same analysis of g++'s code (the C++ source the gcc backend builds).
 AnalyzerOptions GccCode() {
   AnalyzerOptions gcc = AnalyzerOptions::Calibrated();
-  gcc.cpu_codegen = CpuCodegen::kGcc;
+  gcc.cpu_codegen = CpuBackend::kGcc;
   return gcc;
 }
 

@@ -58,6 +58,36 @@ TEST(XgbModelTest, RandomDuringWarmUpThenRanksHeldOutSchedules) {
   EXPECT_GT(r.top10, 0.8);
 }
 
+// xgb-sym: the analyzer's program vector after every statement row. It
+// learns the same synthetic cost, and its checkpoints and Ansor's are not
+// interchangeable (their rows differ in width).
+TEST(XgbModelTest, AnalyzerSymbolsJoinEveryRow) {
+  const auto& data = MatmulSchedules();
+  XgbModelOptions options = Options();
+  options.analyzer_symbols = true;
+  auto model = MakeXgbModel(data.device, options);
+  EXPECT_EQ(model->Name(), "xgb-sym");
+  ASSERT_TRUE(model->Update(data.Records(0, 200)).ok());
+  ASSERT_TRUE(Learned(*model).IsTrained());
+  EXPECT_EQ(Learned(*model).num_unfeaturized_records(), 0);
+  const testing::HeldOutRanking r = testing::RankHeldOut(*model, data, 200, 300);
+  std::cout << "xgb-sym held-out schedules: " << r << "\n";
+  EXPECT_GT(r.spearman, 0.6);
+  EXPECT_GT(r.pairwise, 0.7);
+
+  auto plain = MakeXgbModel(data.device, Options());
+  ASSERT_TRUE(plain->Update(data.Records(0, 200)).ok());
+  const absl::StatusOr<std::string> plain_blob = plain->Save();
+  ASSERT_TRUE(plain_blob.ok()) << plain_blob.status();
+  EXPECT_FALSE(model->Load(*plain_blob).ok());
+  const absl::StatusOr<std::string> blob = model->Save();
+  ASSERT_TRUE(blob.ok()) << blob.status();
+  auto reloaded = MakeXgbModel(data.device, options);
+  ASSERT_TRUE(reloaded->Load(*blob).ok());
+  const std::vector<State> held_out = data.States(200, 300);
+  EXPECT_EQ(reloaded->Predict(held_out), model->Predict(held_out));
+}
+
 TEST(XgbModelTest, SaveLoadRoundTripAndBadCheckpoints) {
   const auto& data = MatmulSchedules();
   auto model = MakeXgbModel(data.device, Options());

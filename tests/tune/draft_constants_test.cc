@@ -72,7 +72,7 @@ TEST(DraftConstantsTest, FittedOnRecordsStoredAndUsedByTheNextJobOnTheDevice) {
   // Fitted on g++'s code instead (records of a --cpu-backend gcc farm):
   // the same schedules, ranked by the other code model.
   DraftCalibrationOptions gcc_options = options;
-  gcc_options.codegen = CpuCodegen::kGcc;
+  gcc_options.codegen = CpuBackend::kGcc;
   auto gcc = CalibrateDraft(**store, LocalCpu(), LocalCpu().name, gcc_options);
   ASSERT_TRUE(gcc.ok()) << gcc.status();
   EXPECT_EQ(gcc->schedules, cal->schedules);

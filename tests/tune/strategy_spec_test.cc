@@ -126,10 +126,10 @@ TEST(StrategySpecTest, DraftCountsTheCodeOfTheJobsBackend) {
   CpuIssueConstants constants;
   constants.load = 2;
   TuningOptions options;
-  EXPECT_EQ(DraftAnalyzerOptions(options, constants).cpu_codegen, CpuCodegen::kLlvm);
+  EXPECT_EQ(DraftAnalyzerOptions(options, constants).cpu_codegen, CpuBackend::kLlvm);
   options.measure.build.backend = CpuBackend::kGcc;
   const AnalyzerOptions gcc = DraftAnalyzerOptions(options, constants);
-  EXPECT_EQ(gcc.cpu_codegen, CpuCodegen::kGcc);
+  EXPECT_EQ(gcc.cpu_codegen, CpuBackend::kGcc);
   EXPECT_EQ(gcc.cpu_issue, constants);
 }
 
