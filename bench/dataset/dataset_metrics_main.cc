@@ -59,6 +59,7 @@ struct Flags {
   int threads = 1;
   int train_threads = 0;  // LibTorch threads per model; 0: each model's default (1)
   int analyzer_cores = -1;  // -1: the kernels' thread count; 0: the profile's
+  int pacm_max_epochs = 0;  // 0: PaCM's default (50)
   uint64_t seed = 43;  // model initialization, batch order, training subsets
   bool skip_lse = false;
   std::string dump_sources;     // DIR: the C++ source of every schedule of one workload
@@ -210,6 +211,7 @@ int Run(const Flags& flags) {
     LearnedModelSettings model_settings{.featurize_threads = flags.threads,
                                         .train_threads = flags.train_threads,
                                         .seed = flags.seed,
+                                        .pacm_max_epochs = flags.pacm_max_epochs,
                                         .auxiliary = nullptr};
     if (!flags.aux_device.empty()) {
       // Every quiet ok record of the other device, as replayed states.
@@ -395,6 +397,9 @@ int main(int argc, char** argv) {
                  "learned models to evaluate (this build: " + absl::StrJoin(names, ",") + ")")
       ->delimiter(',');
   app.add_option("--threads", flags.threads, "threads for lowering, analysis, featurization");
+  app.add_option("--pacm-max-epochs", flags.pacm_max_epochs,
+                 "epochs of every pacm* model (0: its default, 50; early stopping still applies)")
+      ->check(CLI::Range(0, 10000));
   app.add_option("--train-threads", flags.train_threads,
                  "LibTorch threads per network model (mlp, pacm, tlp, mtl-tlp) while it trains "
                  "and scores; 0: 1 (for a machine with nothing else running: cores / "

@@ -169,6 +169,9 @@ std::vector<LearnedModelFactory> LearnedModels(const LearnedModelSettings& setti
                      options.training.schedule.per_workload_lists = v.per_workload_lists;
                      options.training.schedule.gain_exponent = v.gain_exponent;
                      options.training.schedule.list_weight_power = v.list_weight_power;
+                     if (settings.pacm_max_epochs > 0) {
+                       options.training.schedule.max_epochs = settings.pacm_max_epochs;
+                     }
                      options.network.symbol_hidden = v.symbol_hidden;
                      return MakePaCMModel(device, options);
                    },

@@ -44,6 +44,8 @@ struct LearnedModelSettings {
   // an otherwise idle machine (torch_rank_training.h, TorchThreads).
   int train_threads = 0;
   uint64_t seed = 43;
+  // PaCM's epochs (RankTrainingSchedule::max_epochs); 0 = its default, 50.
+  int pacm_max_epochs = 0;
   // Set: "mtl-tlp" is offered, trained with these beside the target's.
   std::shared_ptr<const AuxiliaryRecords> auxiliary;
 };
