@@ -167,7 +167,7 @@ int Run(const Flags& flags) {
     settings.draws = flags.draws;
     settings.threads = flags.threads;
     settings.calibrate_folds = flags.calibrate_folds;
-    settings.codegen = flags.records_codegen == "gcc" ? CpuBackend::kGcc : CpuBackend::kLlvm;
+    settings.codegen = ParseCpuBackend(flags.records_codegen).value();  // checked: llvm or gcc
     if (!analyzer_device.IsGpu()) {
       std::printf("The issue model counts the code of %s (--records-codegen)\n",
                   settings.codegen == CpuBackend::kGcc ? "g++" : "the LLVM backend");

@@ -2,16 +2,14 @@
 
 namespace pruner {
 
-const char *CpuBackendName(CpuBackend backend) {
+const char* CpuBackendName(CpuBackend backend) {
   return backend == CpuBackend::kLlvm ? "llvm" : "gcc";
 }
 
 std::optional<CpuBackend> ParseCpuBackend(std::string_view name) {
-  if (name == "llvm")
-    return CpuBackend::kLlvm;
-  if (name == "gcc" || name == "g++")
-    return CpuBackend::kGcc;
+  if (name == "llvm") return CpuBackend::kLlvm;
+  if (name == "gcc" || name == "g++") return CpuBackend::kGcc;
   return std::nullopt;
 }
 
-} // namespace pruner
+}  // namespace pruner
