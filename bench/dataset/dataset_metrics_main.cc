@@ -11,6 +11,7 @@
 // is collected and lse_evaluation.h / model_topk.h for the protocol.
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 #include <cstdio>
 #include <string>
@@ -69,6 +70,8 @@ struct Flags {
   std::string records_codegen = "llvm";  // the compiler that built the records' kernels
   bool skip_models = false;
   std::string dump_scores;  // every held-out schedule's latency and score, per model
+  std::string train_matching;  // TopKSettings::train_matching
+  bool fit_top1 = false;       // TopKSettings::report_fit
 };
 
 // "tlp=0.07/1" -> {"tlp": {0.07, 1}}.
@@ -277,6 +280,8 @@ int Run(const Flags& flags) {
       p.settings.fractions = split.fractions;
       if (split.by == FoldBy::kWorkload) p.settings.model_fractions = *model_fractions;
       p.settings.seed = flags.seed;
+      p.settings.train_matching = flags.train_matching;
+      p.settings.report_fit = flags.fit_top1;
       p.settings.log = [](const std::string& line) {
         std::fflush(stdout);  // keep the tables and the progress lines in order
         std::fprintf(stderr, "  %s\n", line.c_str());
@@ -430,10 +435,22 @@ int main(int argc, char** argv) {
                  "DIR/j<index>.s, the LLVM backend's assembly for the records' ISA level")
       ->needs(sources_of);
   app.add_flag("--skip-models", flags.skip_models, "no learned-model metrics");
+  app.add_option("--train-matching", flags.train_matching,
+                 "train only on workloads whose name matches this regex (the folds stay the whole "
+                 "dataset's: a family's own model against the model of every family)");
+  app.add_flag("--fit-top1", flags.fit_top1,
+               "also log each fold model's Top_1 on its own training workloads (fit against "
+               "transfer)");
   app.add_option("--dump-scores", flags.dump_scores,
                  "write every held-out schedule's measured latency and each model's score, one "
                  "line per schedule, model and training fraction (tab-separated)");
   CLI11_PARSE(app, argc, argv);
+  try {
+    std::regex check(flags.train_matching);
+  } catch (const std::regex_error& e) {
+    std::fprintf(stderr, "--train-matching '%s': %s\n", flags.train_matching.c_str(), e.what());
+    return 2;
+  }
   std::vector<std::string> asked = flags.models;
   asked.insert(asked.end(), flags.network_models.begin(), flags.network_models.end());
   for (const std::string& m : asked) {

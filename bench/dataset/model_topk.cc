@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <regex>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -102,6 +103,7 @@ ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDatase
                         const DeviceProfile& device, const std::vector<Fold>& folds,
                         const TopKSettings& settings) {
   ModelTopK out;
+  const std::regex train_matching(settings.train_matching.empty() ? ".*" : settings.train_matching);
   out.model = factory.name;
   auto own = settings.model_fractions.find(factory.name);
   const std::vector<double>& fractions =
@@ -114,12 +116,20 @@ ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDatase
     for (size_t f = 0; f < folds.size(); ++f) {
       const std::set<int> test(folds[f].test.begin(), folds[f].test.end());
       std::vector<MeasuredState> train;
+      std::vector<int> train_workloads;
       for (size_t w = 0; w < data.workloads.size(); ++w) {
         if (test.count(static_cast<int>(w))) continue;
         const ReplayedWorkload& wl = data.workloads[w];
+        if (!std::regex_search(wl.name, train_matching)) continue;
+        train_workloads.push_back(static_cast<int>(w));
         for (int j : TrainingSubset(wl, fraction, settings.seed)) {
           train.push_back({wl.states[j], wl.key, wl.latency_s[j], true});
         }
+      }
+      if (train.empty()) {
+        out.error = absl::StrCat(factory.name, " f=", fraction, " ", folds[f].label,
+                                 ": no training workload matches '", settings.train_matching, "'");
+        return out;
       }
       point.train_records += static_cast<int64_t>(train.size());
       std::set<std::string> held_out;
@@ -144,11 +154,25 @@ ModelTopK EvaluateModel(const LearnedModelFactory& factory, const ReplayedDatase
       point.predict_s += SecondsSince(start);
       point.fold_top1.push_back(ExpectedTopK(fold_scored, 1).value);
       point.fold_top5.push_back(ExpectedTopK(fold_scored, 5).value);
+      std::string fit;
+      if (settings.report_fit) {
+        // Every schedule of each training workload, the unseen ones of a
+        // fraction below 1 included.
+        std::vector<ScoredWorkload> fit_scored;
+        for (int w : train_workloads) {
+          const ReplayedWorkload& wl = data.workloads[w];
+          fit_scored.push_back({wl.weight, wl.latency_s, model->Predict(wl.states)});
+        }
+        point.fold_fit_top1.push_back(ExpectedTopK(fit_scored, 1).value);
+        fit = absl::StrFormat("; on its %zu training workloads Top_1 %.4f", train_workloads.size(),
+                              point.fold_fit_top1.back());
+      }
       if (settings.log) {
         settings.log(absl::StrFormat(
-            "%s f=%.2f %s (%zu/%zu): trained on %zu records in %.1f s; its Top_1 %.4f, Top_5 %.4f",
+            "%s f=%.2f %s (%zu/%zu): trained on %zu records in %.1f s; its Top_1 %.4f, "
+            "Top_5 %.4f%s",
             factory.name, fraction, folds[f].label, f + 1, folds.size(), train.size(), train_s,
-            point.fold_top1.back(), point.fold_top5.back()));
+            point.fold_top1.back(), point.fold_top5.back(), fit));
       }
     }
     point.top1 = ExpectedTopK(scored, 1);

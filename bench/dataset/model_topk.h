@@ -58,6 +58,15 @@ struct TopKSettings {
   // at 7% of the target's data, where its second device matters most).
   std::map<std::string, std::vector<double>> model_fractions;
   uint64_t seed = 43;  // of the training subsets
+  // Train only on workloads whose name matches this ECMAScript regex (empty:
+  // all). The folds stay those of the whole dataset, so a family's held-out
+  // workloads are the same as without it: a family's own model beside the
+  // model of every family. Held-out workloads outside it are still scored.
+  std::string train_matching;
+  // Also score each fold's training workloads with its model (fold_fit_top1):
+  // whether a model misses the held-out order because it cannot fit the
+  // order it was shown, or because what it fitted does not carry over.
+  bool report_fit = false;
   // Progress lines ("xgb f=0.25 fold 2/4: ..."); may be empty.
   std::function<void(const std::string&)> log;
 };
@@ -68,6 +77,7 @@ struct TopKPoint {
   WeightedRatio top1, top5;   // over every workload, each scored by its fold's model
   // Each fold's own Top-k over its workloads: the spread between folds.
   std::vector<double> fold_top1, fold_top5;
+  std::vector<double> fold_fit_top1;  // TopKSettings::report_fit: on its training workloads
   // Every workload as its fold's model scored it (parallel to the dataset's
   // workloads): where the pooled Top_1 is lost.
   std::vector<ScoredWorkload> scored;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/parallel_for.h"
 #include "common/base/status_macros.h"
 #include "common/features/statement_features.h"
 #include "common/model/checkpoint.h"
@@ -29,7 +30,10 @@ std::vector<absl::StatusOr<std::vector<float>>> LearnedCostModel::Featurize(
   std::vector<absl::StatusOr<std::vector<float>>> out;
   out.reserve(n);
   if (state_rows_.rows) {
-    for (int i = 0; i < n; ++i) out.push_back(state_rows_.rows(state_at(i)));
+    out.resize(n, absl::UnknownError("not featurized"));
+    const int threads =
+        options_.featurize_threads > 0 ? options_.featurize_threads : HardwareThreads();
+    ParallelFor(n, threads, [&](int i) { out[i] = state_rows_.rows(state_at(i)); });
     return out;
   }
   for (auto& features : FeaturizeStates(n, state_at, device_, options_.featurize_threads)) {

@@ -50,8 +50,9 @@ struct LearnedModelOptions {
 };
 
 // How a model reads a state when it does not read Ansor's statement rows:
-// its own rows of `num_columns` values (e.g. TLP's step matrix). Cheap
-// per-state functions only: these run on the caller's thread.
+// its own rows of `num_columns` values (e.g. TLP's step matrix, or the
+// statement rows with the analyzer's vector). `rows` runs on
+// featurize_threads threads, so it must be safe to call concurrently.
 struct StateRows {
   int num_columns = 0;
   std::function<absl::StatusOr<std::vector<float>>(const State&)> rows;

@@ -11,6 +11,8 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "bench/dataset/dataset_loader.h"
 #include "bench/dataset/learned_models.h"
@@ -191,6 +193,32 @@ void CheckXgbTopKOnHeldOutWorkloads(const Dataset& data, const ReplayedDataset& 
               held_out ? xgb.points[1].scored[w].score : std::vector<double>{})
         << w;
   }
+
+  // --train-matching: only the matching workloads train, and the fold's
+  // held-out workloads are scored as before; --fit-top1: the fold model's
+  // Top_1 on the workloads it trained on.
+  const int trained = folds[1].test[0] == 0 ? 1 : 0;
+  std::string name_regex = "^";
+  for (char c : replayed.workloads[trained].name) {
+    if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) name_regex += '\\';
+    name_regex += c;
+  }
+  TopKSettings narrow;
+  narrow.fractions = {1.0};
+  narrow.train_matching = name_regex + "$";
+  narrow.report_fit = true;
+  const ModelTopK one = EvaluateModel(models[0], replayed, data.device, {folds[1]}, narrow);
+  ASSERT_TRUE(one.error.empty()) << one.error;
+  EXPECT_EQ(one.points[0].train_records,
+            static_cast<int64_t>(replayed.workloads[trained].states.size()));
+  EXPECT_EQ(one.points[0].top1.workloads, static_cast<int>(folds[1].test.size()));
+  ASSERT_EQ(one.points[0].fold_fit_top1.size(), 1u);
+  EXPECT_GT(one.points[0].fold_fit_top1[0], 0);
+  EXPECT_LE(one.points[0].fold_fit_top1[0], 1.0 + 1e-12);
+  EXPECT_TRUE(alone.points[0].fold_fit_top1.empty());  // only when asked
+  narrow.train_matching = "^no such workload$";
+  const ModelTopK none = EvaluateModel(models[0], replayed, data.device, {folds[1]}, narrow);
+  EXPECT_NE(none.error.find("no training workload matches"), std::string::npos) << none.error;
 }
 
 void CheckTrainingSubsetsAreNestedPrefixes(const ReplayedDataset& replayed) {

@@ -86,6 +86,14 @@ TEST(XgbModelTest, AnalyzerSymbolsJoinEveryRow) {
   ASSERT_TRUE(reloaded->Load(*blob).ok());
   const std::vector<State> held_out = data.States(200, 300);
   EXPECT_EQ(reloaded->Predict(held_out), model->Predict(held_out));
+
+  // The rows are computed on featurize_threads threads (two here): on one
+  // they are the same rows in the same order, so the same model.
+  XgbModelOptions serial = options;
+  serial.training.featurize_threads = 1;
+  auto one_thread = MakeXgbModel(data.device, serial);
+  ASSERT_TRUE(one_thread->Update(data.Records(0, 200)).ok());
+  EXPECT_EQ(one_thread->Predict(held_out), model->Predict(held_out));
 }
 
 TEST(XgbModelTest, SaveLoadRoundTripAndBadCheckpoints) {
