@@ -33,20 +33,12 @@ if db:
 
 data = Scores(args, split, fraction)
 for model in data.models:
-    best_sum = pick_sum = far_loss = 0.0
-    far = []
-    for w, lats in data.latency.items():
-        scores = data.scores.get((model, w))
-        if not scores:
-            continue
-        pick = max(scores, key=lambda i: scores[i])
-        best = min(lats.values())
-        best_sum += data.weight[w] * best
-        pick_sum += data.weight[w] * lats[pick]
-        if lats[pick] > factor * best:
-            loss = data.weight[w] * (lats[pick] - best)
-            far_loss += loss
-            far.append((loss, w, lats[pick] / best))
+    terms = data.terms([model])  # per workload: weight x (best, pick, best of five)
+    best_sum = sum(t[0] for t in terms.values())
+    pick_sum = sum(t[1] for t in terms.values())
+    far = [(pick - best, w, pick / best) for w, (best, pick, _) in terms.items()
+           if pick > factor * best]
+    far_loss = sum(f[0] for f in far)
     loss = pick_sum - best_sum
     line = '%s: Top-1 %.4f; %d first picks over %gx the fastest, %.2f of the loss' % (
         model, best_sum / pick_sum, len(far), factor, far_loss / loss if loss > 0 else 0)
